@@ -1,0 +1,37 @@
+// ESLint 9 in eslintrc mode: run with ESLINT_USE_FLAT_CONFIG=false (the npm scripts set it).
+module.exports = {
+  root: true,
+  parser: '@typescript-eslint/parser',
+  parserOptions: {
+    project: ['tsconfig.json'],
+    tsconfigRootDir: __dirname,
+    sourceType: 'module',
+  },
+  plugins: ['@typescript-eslint'],
+  extends: [
+    'eslint:recommended',
+    'plugin:@typescript-eslint/recommended',
+    'plugin:@typescript-eslint/recommended-requiring-type-checking',
+    'plugin:prettier/recommended',
+  ],
+  env: { node: true, jest: true },
+  ignorePatterns: ['.eslintrc.js', 'dist/', 'node_modules/', 'coverage/', 'public/vendor/'],
+  rules: {
+    '@typescript-eslint/explicit-module-boundary-types': 'off',
+    '@typescript-eslint/no-explicit-any': 'error',
+    '@typescript-eslint/no-floating-promises': 'error',
+    '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    'no-console': ['error', { allow: ['error'] }],
+  },
+  overrides: [
+    {
+      files: ['test/**/*.ts', 'src/**/*.spec.ts', 'bench/**/*.ts'],
+      rules: {
+        '@typescript-eslint/no-unsafe-assignment': 'off',
+        '@typescript-eslint/no-unsafe-member-access': 'off',
+        '@typescript-eslint/unbound-method': 'off',
+        'no-console': 'off',
+      },
+    },
+  ],
+};

@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { AllExceptionsFilter } from './common/all-exceptions.filter';
+import { ClockModule } from './common/clock.module';
+import { StrictValidationPipe } from './common/strict-validation.pipe';
+import { validateEnvironment } from './config/environment';
+import { DepreciationModule } from './depreciation/depreciation.module';
+import { DailyLimitGuard } from './rate-limit/daily-limit.guard';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
+
+/**
+ * The daily limit, validation and the error body are global (APP_*), so they apply to every module
+ * imported here, and every e2e test that imports AppModule runs the production pipeline.
+ */
+@Module({
+  imports: [
+    ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: validateEnvironment }),
+    ClockModule,
+    RateLimitModule,
+    DepreciationModule,
+  ],
+  providers: [
+    { provide: APP_GUARD, useClass: DailyLimitGuard },
+    { provide: APP_PIPE, useClass: StrictValidationPipe },
+    { provide: APP_FILTER, useClass: AllExceptionsFilter },
+  ],
+})
+export class AppModule {}

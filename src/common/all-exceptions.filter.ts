@@ -1,0 +1,33 @@
+import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { toErrorBody } from './error-body';
+
+/**
+ * Answers every failure with `{ statusCode, message }` and nothing else: HttpExceptions, the
+ * body parser's errors, unknown routes and unexpected errors (logged with their stack, never sent).
+ * Headers set before the failure (rate-limit headers, Retry-After) are kept.
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ExceptionsHandler');
+
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const { expected, statusCode, message } = toErrorBody(exception);
+    if (!expected) {
+      this.logger.error(
+        exception instanceof Error ? exception.message : String(exception),
+        exception instanceof Error ? exception.stack : undefined,
+      );
+    }
+    const { httpAdapter } = this.adapterHost;
+    const response: unknown = host.switchToHttp().getResponse();
+    if (httpAdapter.isHeadersSent(response)) {
+      // Too late for a status line: end what was started rather than write a second answer.
+      httpAdapter.end(response);
+      return;
+    }
+    httpAdapter.reply(response, { statusCode, message }, statusCode);
+  }
+}

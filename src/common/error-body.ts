@@ -1,0 +1,60 @@
+import { HttpException, HttpStatus } from '@nestjs/common';
+import { STATUS_CODES } from 'node:http';
+import {
+  INTERNAL_ERROR_MESSAGE,
+  INVALID_INPUT_MESSAGE,
+  PAYLOAD_TOO_LARGE_MESSAGE,
+  UNSUPPORTED_MEDIA_TYPE_MESSAGE,
+} from './error-messages';
+
+/** The one error body of the API (SPEC.md §7). */
+export interface ErrorBody {
+  statusCode: number;
+  message: string;
+}
+
+/** Statuses whose message the contract fixes, whatever the thrower said. */
+const FIXED_MESSAGES: Partial<Record<number, string>> = {
+  [HttpStatus.BAD_REQUEST]: INVALID_INPUT_MESSAGE,
+  [HttpStatus.PAYLOAD_TOO_LARGE]: PAYLOAD_TOO_LARGE_MESSAGE,
+  [HttpStatus.UNSUPPORTED_MEDIA_TYPE]: UNSUPPORTED_MEDIA_TYPE_MESSAGE,
+  [HttpStatus.INTERNAL_SERVER_ERROR]: INTERNAL_ERROR_MESSAGE,
+};
+
+/**
+ * A client error raised below Nest by Express or body-parser (http-errors: `status` 4xx), such as
+ * an oversized body (413) or an unsupported charset (415). Anything else is unexpected.
+ */
+function clientErrorStatus(exception: unknown): number | undefined {
+  if (!(exception instanceof Error)) return undefined;
+  const { status } = exception as Error & { status?: unknown };
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+}
+
+function messageFor(status: number, own: string | undefined): string {
+  return FIXED_MESSAGES[status] ?? own ?? STATUS_CODES[status] ?? INTERNAL_ERROR_MESSAGE;
+}
+
+/**
+ * Maps anything thrown while handling a request to the error body. `expected` is false for the
+ * failures whose detail belongs in the log (5xx), never in the answer.
+ */
+export function toErrorBody(exception: unknown): ErrorBody & { expected: boolean } {
+  if (exception instanceof HttpException) {
+    const statusCode = exception.getStatus();
+    return {
+      statusCode,
+      message: messageFor(statusCode, exception.message),
+      expected: statusCode < 500,
+    };
+  }
+  const clientStatus = clientErrorStatus(exception);
+  if (clientStatus !== undefined) {
+    return { statusCode: clientStatus, message: messageFor(clientStatus, undefined), expected: true };
+  }
+  return {
+    statusCode: HttpStatus.INTERNAL_SERVER_ERROR,
+    message: INTERNAL_ERROR_MESSAGE,
+    expected: false,
+  };
+}

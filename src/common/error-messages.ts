@@ -1,0 +1,8 @@
+/** The messages of CONTRACT.md's error table. */
+export const INVALID_INPUT_MESSAGE = 'Invalid input parameters';
+export const UNSUPPORTED_MEDIA_TYPE_MESSAGE = 'Content-Type must be application/json';
+export const PAYLOAD_TOO_LARGE_MESSAGE = 'Request body too large';
+export const INTERNAL_ERROR_MESSAGE = 'Internal server error';
+
+export const rateLimitMessage = (limit: number): string =>
+  `Rate limit exceeded. Maximum ${limit} requests per 24 hours.`;

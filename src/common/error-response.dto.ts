@@ -1,0 +1,10 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+/** Every non-2xx answer, exactly: `{ statusCode, message }` (SPEC.md §7). */
+export class ErrorResponseDto {
+  @ApiProperty({ description: 'Equals the HTTP status.', example: 400 })
+  statusCode!: number;
+
+  @ApiProperty({ example: 'Invalid input parameters' })
+  message!: string;
+}

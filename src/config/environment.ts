@@ -1,0 +1,55 @@
+import { LogLevel } from '@nestjs/common';
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsIn, IsInt, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+
+export const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'verbose'] as const;
+export type AppLogLevel = (typeof LOG_LEVELS)[number];
+
+/** A whole number written as digits only; anything else stays a string and fails @IsInt. */
+const toInteger = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+
+/** The environment (CONTRACT.md, "Configuration"), validated once at start-up. */
+export class Environment {
+  @Transform(toInteger)
+  @IsInt({ message: 'must be an integer from 0 to 65535' })
+  @Min(0, { message: 'must be an integer from 0 to 65535' })
+  @Max(65535, { message: 'must be an integer from 0 to 65535' })
+  PORT: number = 3000;
+
+  @IsString()
+  @Matches(/^[A-Za-z0-9.:-]+$/, { message: 'must be an IP address or a host name' })
+  HOST: string = '0.0.0.0';
+
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a whole number of requests, 1 or more' })
+  @Min(1, { message: 'must be a whole number of requests, 1 or more' })
+  RATE_LIMIT_PER_DAY: number = 100;
+
+  @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
+  LOG_LEVEL: AppLogLevel = 'info';
+}
+
+const KEYS = Object.keys(new Environment()) as (keyof Environment)[];
+
+/**
+ * Validates the variables this service reads (unset or empty means the default) and returns them
+ * typed. Throws one line naming the first bad variable, its value and what it must be.
+ */
+export function validateEnvironment(raw: Record<string, unknown>): Environment {
+  const given = Object.fromEntries(KEYS.filter((key) => raw[key] !== undefined && raw[key] !== '').map((key) => [key, raw[key]]));
+  const environment = plainToInstance(Environment, given, { exposeDefaultValues: true });
+  const [error] = validateSync(environment, { stopAtFirstError: true });
+  if (error) {
+    const reason = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
+    throw new Error(`Invalid configuration: ${error.property}=${JSON.stringify(given[error.property])} ${reason}`);
+  }
+  return environment;
+}
+
+/** Nest's logger levels for LOG_LEVEL ('info' is Nest's 'log'). */
+export function nestLogLevels(level: AppLogLevel): LogLevel[] {
+  const ordered: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+  const count = { silent: 0, fatal: 1, error: 2, warn: 3, info: 4, debug: 5, verbose: 6 }[level];
+  return ordered.slice(0, count);
+}

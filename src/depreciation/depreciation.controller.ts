@@ -1,0 +1,64 @@
+import { Body, Controller, HttpCode, HttpStatus, Post, UseGuards } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPayloadTooLargeResponse,
+  ApiTags,
+  ApiUnsupportedMediaTypeResponse,
+} from '@nestjs/swagger';
+import { ErrorResponseDto } from '../common/error-response.dto';
+import {
+  INVALID_INPUT_MESSAGE,
+  PAYLOAD_TOO_LARGE_MESSAGE,
+  UNSUPPORTED_MEDIA_TYPE_MESSAGE,
+} from '../common/error-messages';
+import { JsonContentTypeGuard } from '../common/json-content-type.guard';
+import { DepreciationService } from './depreciation.service';
+import { DepreciationResult } from './depreciation.types';
+import { CalculateDepreciationDto } from './dto/calculate-depreciation.dto';
+import { DepreciationResponseDto } from './dto/depreciation-response.dto';
+
+const error = (statusCode: number, message: string) => ({
+  type: ErrorResponseDto,
+  example: { statusCode, message },
+});
+
+@ApiTags('depreciation')
+@Controller('api')
+export class DepreciationController {
+  constructor(private readonly depreciation: DepreciationService) {}
+
+  @Post('depreciate')
+  @HttpCode(HttpStatus.OK)
+  @UseGuards(JsonContentTypeGuard)
+  @ApiOperation({
+    summary: 'Calculate the depreciation of a vehicle',
+    description:
+      'Current value, total and monthly depreciation, and a breakdown for every calendar year from ' +
+      'the purchase year to the current UTC year. Counted against the daily limit, valid or not.',
+  })
+  @ApiBody({
+    type: CalculateDepreciationDto,
+    examples: {
+      sedan: {
+        summary: 'A 2020 sedan with 50,000 miles',
+        value: { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan', currentMileage: 50000 },
+      },
+    },
+  })
+  @ApiOkResponse({ type: DepreciationResponseDto, description: 'The valuation.' })
+  @ApiBadRequestResponse({
+    ...error(400, INVALID_INPUT_MESSAGE),
+    description: 'A field rule broken, an unknown field, malformed JSON, or a body that is not an object.',
+  })
+  @ApiPayloadTooLargeResponse({ ...error(413, PAYLOAD_TOO_LARGE_MESSAGE), description: 'Body over 8 KiB.' })
+  @ApiUnsupportedMediaTypeResponse({
+    ...error(415, UNSUPPORTED_MEDIA_TYPE_MESSAGE),
+    description: 'Content-Type is not application/json.',
+  })
+  calculate(@Body() request: CalculateDepreciationDto): DepreciationResult {
+    return this.depreciation.calculate(request);
+  }
+}

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { DepreciationController } from './depreciation.controller';
+import { DepreciationService } from './depreciation.service';
+
+@Module({
+  controllers: [DepreciationController],
+  providers: [DepreciationService],
+  exports: [DepreciationService],
+})
+export class DepreciationModule {}

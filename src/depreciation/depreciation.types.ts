@@ -1,0 +1,34 @@
+import { VehicleType } from './vehicle-type';
+
+/** A validated request (SPEC.md §2.1), mileage defaulted. */
+export interface DepreciationInput {
+  purchaseYear: number;
+  purchasePrice: number;
+  vehicleType: VehicleType;
+  currentMileage?: number;
+}
+
+export interface YearlyEntry {
+  year: number;
+  age: number;
+  value: number;
+  depreciation: number;
+  depreciationPercent: number;
+}
+
+/** The success body of SPEC.md §2.2. */
+export interface DepreciationResult {
+  success: true;
+  data: {
+    currentValue: number;
+    totalDepreciation: number;
+    totalDepreciationPercent: number;
+    monthlyDepreciation: number;
+    yearlyBreakdown: YearlyEntry[];
+  };
+  meta: {
+    vehicleType: VehicleType;
+    vehicleAge: number;
+    calculatedAt: string;
+  };
+}

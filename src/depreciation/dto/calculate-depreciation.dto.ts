@@ -1,0 +1,53 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsNumber, IsPositive, Max, Min, ValidateIf } from 'class-validator';
+import { VEHICLE_TYPES, VehicleType } from '../vehicle-type';
+
+export const MIN_PURCHASE_YEAR = 1900;
+export const MAX_PURCHASE_PRICE = 10_000_000;
+
+const finite = { allowNaN: false, allowInfinity: false };
+
+/**
+ * The request body of SPEC.md §2.1. Types are strict JSON types (no coercion), unknown fields are
+ * refused by the global ValidationPipe, and the upper bound of purchaseYear (the current UTC year)
+ * is checked by DepreciationService, which owns the clock.
+ */
+export class CalculateDepreciationDto {
+  @ApiProperty({
+    description: 'Year of purchase: an integer from 1900 up to the current UTC year.',
+    type: 'integer',
+    minimum: MIN_PURCHASE_YEAR,
+    example: 2020,
+  })
+  @IsInt()
+  @Min(MIN_PURCHASE_YEAR)
+  purchaseYear!: number;
+
+  @ApiProperty({
+    description: 'Purchase price in USD: greater than 0, at most 10,000,000. Taken to the cent.',
+    exclusiveMinimum: true,
+    minimum: 0,
+    maximum: MAX_PURCHASE_PRICE,
+    example: 25000,
+  })
+  @IsNumber(finite)
+  @IsPositive()
+  @Max(MAX_PURCHASE_PRICE)
+  purchasePrice!: number;
+
+  @ApiProperty({ enum: VEHICLE_TYPES, enumName: 'VehicleType', example: 'sedan' })
+  @IsIn(VEHICLE_TYPES)
+  vehicleType!: VehicleType;
+
+  @ApiPropertyOptional({
+    description: 'Current mileage in miles: 0 or more. Omitted is the same as 0.',
+    minimum: 0,
+    default: 0,
+    example: 50000,
+  })
+  // Not @IsOptional(): that would let `null` through, and null is not a number.
+  @ValidateIf((_dto, value) => value !== undefined)
+  @IsNumber(finite)
+  @Min(0)
+  currentMileage?: number;
+}

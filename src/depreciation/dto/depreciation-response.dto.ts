@@ -1,0 +1,62 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { VEHICLE_TYPES, VehicleType } from '../vehicle-type';
+
+/** Swagger schemas of the success body (SPEC.md §2.2); the service returns plain objects of this shape. */
+export class YearlyEntryDto {
+  @ApiProperty({ description: 'Calendar year of the entry.', example: 2021 })
+  year!: number;
+
+  @ApiProperty({ description: 'Age in years at that entry (0 in the purchase year).', example: 1 })
+  age!: number;
+
+  @ApiProperty({ description: 'Estimated value in USD, to the cent.', example: 20500 })
+  value!: number;
+
+  @ApiProperty({ description: "USD lost since the previous entry's value.", example: 4500 })
+  depreciation!: number;
+
+  @ApiProperty({ description: "That year's loss as a % of the previous value.", example: 18 })
+  depreciationPercent!: number;
+}
+
+export class DepreciationDataDto {
+  @ApiProperty({ description: 'Estimated current value in USD (the last entry).', example: 12014.44 })
+  currentValue!: number;
+
+  @ApiProperty({ description: 'Purchase price − current value, USD.', example: 12985.56 })
+  totalDepreciation!: number;
+
+  @ApiProperty({ description: 'Total depreciation as % of the price.', example: 51.94 })
+  totalDepreciationPercent!: number;
+
+  @ApiProperty({ description: 'Total depreciation ÷ months owned (0 at age 0).', example: 216.43 })
+  monthlyDepreciation!: number;
+
+  @ApiProperty({
+    type: [YearlyEntryDto],
+    description: 'One entry per calendar year from the purchase year to the current year.',
+  })
+  yearlyBreakdown!: YearlyEntryDto[];
+}
+
+export class DepreciationMetaDto {
+  @ApiProperty({ enum: VEHICLE_TYPES, enumName: 'VehicleType', example: 'sedan' })
+  vehicleType!: VehicleType;
+
+  @ApiProperty({ description: 'Current UTC year − purchase year.', example: 5 })
+  vehicleAge!: number;
+
+  @ApiProperty({ description: 'ISO 8601 UTC with milliseconds.', example: '2025-11-21T09:30:00.123Z' })
+  calculatedAt!: string;
+}
+
+export class DepreciationResponseDto {
+  @ApiProperty({ example: true })
+  success!: boolean;
+
+  @ApiProperty({ type: DepreciationDataDto })
+  data!: DepreciationDataDto;
+
+  @ApiProperty({ type: DepreciationMetaDto })
+  meta!: DepreciationMetaDto;
+}

@@ -1,0 +1,14 @@
+/** The nine vehicle types of SPEC.md §2.1, exactly as a client sends them (lowercase). */
+export const VEHICLE_TYPES = [
+  'sedan',
+  'suv',
+  'truck',
+  'luxury',
+  'economy',
+  'sports',
+  'ev',
+  'motorcycle',
+  'rv',
+] as const;
+
+export type VehicleType = (typeof VEHICLE_TYPES)[number];

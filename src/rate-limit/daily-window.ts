@@ -1,0 +1,14 @@
+/** The daily window: a fixed UTC calendar day, 00:00:00.000 to 23:59:59.999 UTC. */
+export const DAY_MS = 86_400_000;
+export const DAY_SECONDS = 86_400;
+
+/** Days since 1970-01-01 UTC: the same number for every instant of one UTC day. */
+export const utcDayNumber = (epochMs: number): number => Math.floor(epochMs / DAY_MS);
+
+/** Seconds until the next 00:00 UTC, rounded up: from 1 (the last second) to 86,400 (at midnight). */
+export const secondsUntilReset = (epochMs: number): number =>
+  Math.ceil((DAY_MS - (epochMs - utcDayNumber(epochMs) * DAY_MS)) / 1000);
+
+/** The UTC date as YYYY-MM-DD, for keys that must name their day (shared stores). */
+export const utcDateKey = (epochMs: number): string =>
+  new Date(utcDayNumber(epochMs) * DAY_MS).toISOString().slice(0, 10);

@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../common/clock';
+import { DailyLimitRecord, DailyLimitStorage, dailyRecord } from './daily-limit.storage';
+import { secondsUntilReset, utcDayNumber } from './daily-window';
+
+/**
+ * Today's counters in one Map, for a single instance. No timers: the first hit of a new UTC day
+ * drops yesterday's Map whole, so memory holds only the clients seen today. Counting is synchronous,
+ * so a burst of concurrent requests can never pass more than `limit`.
+ */
+@Injectable()
+export class MemoryDailyLimitStorage extends DailyLimitStorage {
+  private day = Number.NaN;
+  private counts = new Map<string, number>();
+
+  constructor(private readonly clock: Clock) {
+    super();
+  }
+
+  increment(key: string, _ttl: number, limit: number): Promise<DailyLimitRecord> {
+    return Promise.resolve(this.hit(key, limit));
+  }
+
+  /** Counts one hit now and answers at once. */
+  hit(key: string, limit: number): DailyLimitRecord {
+    const now = this.clock.now().getTime();
+    const day = utcDayNumber(now);
+    if (day !== this.day) {
+      this.day = day;
+      this.counts = new Map();
+    }
+    const hits = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, hits);
+    return dailyRecord(hits, limit, secondsUntilReset(now));
+  }
+
+  /** How many clients are counted today. */
+  get trackedClients(): number {
+    return this.counts.size;
+  }
+}

@@ -1,0 +1,38 @@
+import { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { ErrorResponseDto } from './common/error-response.dto';
+import { rateLimitMessage } from './common/error-messages';
+
+export const DOCS_PATH = 'docs';
+
+/**
+ * Serves Swagger UI at /docs and the OpenAPI document at /docs-json. The errors every route can
+ * answer (429 past the daily limit, 500) are global responses, so a module a team adds is
+ * documented with them without touching this file.
+ */
+export function setupSwagger(app: INestApplication, limit: number): void {
+  const config = new DocumentBuilder()
+    .setTitle('Vehicle Depreciation API')
+    .setDescription(
+      'What a vehicle is worth now, what it lost, and how its value fell year by year. Free, no ' +
+        `key: ${limit} requests per client per UTC day, reset at 00:00 UTC.`,
+    )
+    .setVersion('1.0.0')
+    .addGlobalResponse(
+      {
+        status: 429,
+        description: 'Daily limit of the caller exceeded.',
+        type: ErrorResponseDto,
+        example: { statusCode: 429, message: rateLimitMessage(limit) },
+      },
+      {
+        status: 500,
+        description: 'Unexpected failure (the detail is logged, never sent).',
+        type: ErrorResponseDto,
+        example: { statusCode: 500, message: 'Internal server error' },
+      },
+    )
+    .build();
+  const document = SwaggerModule.createDocument(app, config);
+  SwaggerModule.setup(DOCS_PATH, app, document, { jsonDocumentUrl: `${DOCS_PATH}-json` });
+}

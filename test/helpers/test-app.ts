@@ -1,0 +1,46 @@
+import { ModuleMetadata } from '@nestjs/common';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { Test, TestingModuleBuilder } from '@nestjs/testing';
+import { AppModule } from '../../src/app.module';
+import { configureApp } from '../../src/app.setup';
+import { Clock } from '../../src/common/clock';
+
+/** A clock a test sets by hand. */
+export class FixedClock extends Clock {
+  constructor(private current: Date) {
+    super();
+  }
+
+  now(): Date {
+    return new Date(this.current.getTime());
+  }
+
+  set(iso: string): void {
+    this.current = new Date(iso);
+  }
+}
+
+export interface TestAppOptions {
+  /** Extra modules, controllers or providers, as a team extending the API would add them. */
+  extra?: Pick<ModuleMetadata, 'imports' | 'controllers' | 'providers'>;
+  /** Override providers (the clock, the storage, …) before compiling. */
+  override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
+}
+
+/**
+ * The production application built through the Nest testing module: AppModule with its global
+ * guard, pipe and filter, configured exactly as main.ts configures it.
+ */
+export async function createTestApp(options: TestAppOptions = {}): Promise<NestExpressApplication> {
+  let builder = Test.createTestingModule({
+    imports: [AppModule, ...(options.extra?.imports ?? [])],
+    controllers: options.extra?.controllers ?? [],
+    providers: options.extra?.providers ?? [],
+  });
+  if (options.override) builder = options.override(builder);
+  const moduleRef = await builder.compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
+  configureApp(app);
+  await app.init();
+  return app;
+}
