@@ -1,9 +1,13 @@
 import { LogLevel } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
+import { IsTrustProxy } from './trust-proxy';
 
 export const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'verbose'] as const;
 export type AppLogLevel = (typeof LOG_LEVELS)[number];
+
+export const RATE_LIMIT_STORES = ['memory', 'redis'] as const;
+export type RateLimitStore = (typeof RATE_LIMIT_STORES)[number];
 
 /** A whole number written as digits only; anything else stays a string and fails @IsInt. */
 const toInteger = ({ value }: { value: unknown }): unknown =>
@@ -26,11 +30,28 @@ export class Environment {
   @Min(1, { message: 'must be a whole number of requests, 1 or more' })
   RATE_LIMIT_PER_DAY: number = 100;
 
+  /** Where the daily counters live: this instance's memory, or Redis (shared by every instance). */
+  @IsIn(RATE_LIMIT_STORES, { message: `must be one of ${RATE_LIMIT_STORES.join(', ')}` })
+  RATE_LIMIT_STORE: RateLimitStore = 'memory';
+
+  @IsUrl(
+    { protocols: ['redis', 'rediss'], require_protocol: true, require_tld: false },
+    { message: 'must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379' },
+  )
+  REDIS_URL: string = 'redis://127.0.0.1:6379';
+
+  /** Express `trust proxy`, as parsed by parseTrustProxy (app.setup.ts applies it). */
+  @IsTrustProxy()
+  TRUST_PROXY: string = 'off';
+
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL: AppLogLevel = 'info';
 }
 
 const KEYS = Object.keys(new Environment()) as (keyof Environment)[];
+
+/** A URL's user:password part, kept out of the start-up error (REDIS_URL may carry a password). */
+const URL_CREDENTIALS = /\/\/[^/@\s"]*@/g;
 
 /**
  * Validates the variables this service reads (unset or empty means the default) and returns them
@@ -44,9 +65,8 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
   const [error] = validateSync(environment, { stopAtFirstError: true });
   if (error) {
     const reason = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
-    throw new Error(
-      `Invalid configuration: ${error.property}=${JSON.stringify(given[error.property])} ${reason}`,
-    );
+    const value = JSON.stringify(given[error.property]).replace(URL_CREDENTIALS, '//***@');
+    throw new Error(`Invalid configuration: ${error.property}=${value} ${reason}`);
   }
   return environment;
 }

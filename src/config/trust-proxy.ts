@@ -1,0 +1,68 @@
+import { isIP } from 'node:net';
+import { ValidateBy, ValidationOptions } from 'class-validator';
+
+/**
+ * Express's `trust proxy` setting, as TRUST_PROXY gives it: `false` (the socket's address is the
+ * client), a hop count, or the proxies' addresses, CIDRs and Express's names for ranges.
+ */
+export type TrustProxy = false | number | string[];
+
+const OFF = new Set(['off', 'false', 'none']);
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const MAX_HOPS = 32;
+
+export const TRUST_PROXY_RULE =
+  'must be off, a hop count (0-32), or comma-separated proxy addresses or CIDRs ' +
+  '(loopback, linklocal and uniquelocal name ranges)';
+
+/** Whether `text` is an IPv4 dotted netmask such as 255.255.0.0 (contiguous ones, then zeros). */
+function isNetmask(text: string): boolean {
+  if (isIP(text) !== 4) return false;
+  const bits = text
+    .split('.')
+    .map((octet) => Number(octet).toString(2).padStart(8, '0'))
+    .join('');
+  return /^1*0*$/.test(bits);
+}
+
+/** One entry of an address list: an address, address/prefix, IPv4/netmask, or a named range. */
+function isProxyAddress(entry: string): boolean {
+  if (NAMED_RANGES.has(entry)) return true;
+  const [address, range, extra] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || extra !== undefined) return false;
+  if (range === undefined) return true;
+  if (/^\d{1,3}$/.test(range)) return Number(range) <= (version === 4 ? 32 : 128);
+  return version === 4 && isNetmask(range);
+}
+
+/**
+ * Parses TRUST_PROXY. `true` (trust every hop) is refused on purpose: on a public API it lets any
+ * client name itself in X-Forwarded-For and so dodge the daily limit. Returns undefined when invalid.
+ */
+export function parseTrustProxy(raw: string): TrustProxy | undefined {
+  const value = raw.trim().toLowerCase();
+  if (OFF.has(value)) return false;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > MAX_HOPS) return undefined;
+    return hops === 0 ? false : hops;
+  }
+  const entries = value.split(',').map((entry) => entry.trim());
+  return entries.every(isProxyAddress) ? entries : undefined;
+}
+
+/** Class-validator rule for TRUST_PROXY. */
+export function IsTrustProxy(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isTrustProxy',
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'string' && parseTrustProxy(value) !== undefined,
+        defaultMessage: () => TRUST_PROXY_RULE,
+      },
+    },
+    options,
+  );
+}
