@@ -12,6 +12,8 @@ async function bootstrap(): Promise<void> {
     abortOnError: false,
   });
   configureApp(app);
+  // SIGTERM/SIGINT close the app, so providers release what they hold (the Redis connection).
+  app.enableShutdownHooks();
   const config = app.get<ConfigService<Environment, true>>(ConfigService);
   await app.listen(config.get('PORT', { infer: true }), config.get('HOST', { infer: true }));
 }

@@ -1,6 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
-import { DailyLimitRecord, DailyLimitStorage, dailyRecord } from './daily-limit.storage';
+import {
+  DailyLimitRecord,
+  DailyLimitState,
+  DailyLimitStorage,
+  dailyRecord,
+} from './daily-limit.storage';
 import { secondsUntilReset, utcDayNumber } from './daily-window';
 
 /**
@@ -21,17 +26,24 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     return Promise.resolve(this.hit(key, limit));
   }
 
-  /** Counts one hit now and answers at once. */
-  hit(key: string, limit: number): DailyLimitRecord {
-    const now = this.clock.now().getTime();
+  /**
+   * Counts one hit now and answers at once. `atLeast` raises the count to a total known from
+   * elsewhere (the Redis store passes the shared count), so that if this Map has to take over, it
+   * goes on from the last count this instance saw rather than from zero.
+   */
+  hit(key: string, limit: number, atLeast = 0, now = this.clock.now().getTime()): DailyLimitRecord {
     const day = utcDayNumber(now);
     if (day !== this.day) {
       this.day = day;
       this.counts = new Map();
     }
-    const hits = (this.counts.get(key) ?? 0) + 1;
+    const hits = Math.max((this.counts.get(key) ?? 0) + 1, atLeast);
     this.counts.set(key, hits);
     return dailyRecord(hits, limit, secondsUntilReset(now));
+  }
+
+  state(): DailyLimitState {
+    return { store: 'memory', counting: 'memory', shared: false };
   }
 
   /** How many clients are counted today. */

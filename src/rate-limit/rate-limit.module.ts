@@ -2,15 +2,41 @@ import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
 import type { Request } from 'express';
+import { Clock } from '../common/clock';
 import { Environment } from '../config/environment';
 import { clientKey } from './client-key';
 import { DailyLimitStorage } from './daily-limit.storage';
 import { DAY_MS } from './daily-window';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
+import { createRedisClient, redisAddress } from './redis-client';
+import { RedisDailyLimitStorage } from './redis-daily-limit.storage';
+import { DAILY_THROTTLER } from './skip-daily-limit.decorator';
 
-/** Provides the daily counters, kept apart so the throttler's options can inject them. */
+/** The store RATE_LIMIT_STORE names; the memory store doubles as Redis's fallback. */
+function dailyLimitStorage(
+  config: ConfigService<Environment, true>,
+  memory: MemoryDailyLimitStorage,
+  clock: Clock,
+): DailyLimitStorage {
+  if (config.get('RATE_LIMIT_STORE', { infer: true }) !== 'redis') return memory;
+  const url = config.get('REDIS_URL', { infer: true });
+  return new RedisDailyLimitStorage(createRedisClient(url), memory, clock, redisAddress(url));
+}
+
+/**
+ * Provides the daily counters, kept apart so the throttler's options and the health check can
+ * inject them. `DailyLimitStorage` stays the token, so tests replace the store with
+ * `overrideProvider(DailyLimitStorage)`.
+ */
 @Module({
-  providers: [{ provide: DailyLimitStorage, useClass: MemoryDailyLimitStorage }],
+  providers: [
+    MemoryDailyLimitStorage,
+    {
+      provide: DailyLimitStorage,
+      inject: [ConfigService, MemoryDailyLimitStorage, Clock],
+      useFactory: dailyLimitStorage,
+    },
+  ],
   exports: [DailyLimitStorage],
 })
 export class DailyLimitStorageModule {}
@@ -24,7 +50,11 @@ export const RateLimitModule = ThrottlerModule.forRootAsync({
   inject: [ConfigService, DailyLimitStorage],
   useFactory: (config: ConfigService<Environment, true>, storage: DailyLimitStorage) => ({
     throttlers: [
-      { name: 'daily', limit: config.get('RATE_LIMIT_PER_DAY', { infer: true }), ttl: DAY_MS },
+      {
+        name: DAILY_THROTTLER,
+        limit: config.get('RATE_LIMIT_PER_DAY', { infer: true }),
+        ttl: DAY_MS,
+      },
     ],
     storage,
     getTracker: (request: Record<string, unknown>) => clientKey(request as unknown as Request),

@@ -1,0 +1,44 @@
+import Redis, { Result } from 'ioredis';
+
+/**
+ * One hit in one atomic round trip: count it, and on the day's first hit let the key expire after
+ * the day. A relative EXPIRE (seconds computed by the instance) rather than an absolute EXPIREAT:
+ * if Redis's clock ran ahead of the instances', an EXPIREAT in Redis's past would delete the key at
+ * once and every request would look like the day's first.
+ */
+const DAILY_HIT_LUA = `
+local hits = redis.call('INCR', KEYS[1])
+if hits == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return hits`;
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** INCR `key`; on its first hit EXPIRE it in `ttlSeconds`. Answers the count after this hit. */
+    dailyHit(key: string, ttlSeconds: number): Result<number, Context>;
+  }
+}
+
+/** A reply slower than this counts as Redis unavailable: the request is counted in memory. */
+export const REDIS_COMMAND_TIMEOUT_MS = 200;
+
+/**
+ * An ioredis client for the daily counters that never makes a request wait for Redis: no offline
+ * queue (a command while disconnected fails at once), a bounded reply time, no retried commands,
+ * and reconnection forever in the background, at most a second apart.
+ */
+export function createRedisClient(url: string): Redis {
+  return new Redis(url, {
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    connectTimeout: 1_000,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+    scripts: { dailyHit: { lua: DAILY_HIT_LUA, numberOfKeys: 1 } },
+  });
+}
+
+/** host:port of a Redis URL, for logs (never its password). */
+export function redisAddress(url: string): string {
+  const { hostname, port } = new URL(url);
+  return `${hostname}:${port || '6379'}`;
+}

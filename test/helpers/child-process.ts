@@ -1,0 +1,64 @@
+import { ChildProcess, spawn, SpawnOptions } from 'node:child_process';
+import { once } from 'node:events';
+
+const running = new Set<RunningProcess>();
+// If a test run dies half-way, leave no server behind.
+process.on('exit', () => running.forEach((child) => child.signal('SIGKILL')));
+
+/**
+ * A program a test started, in its own process group, so that stopping it also stops what it
+ * started (faketime runs the server as its child). Keeps its output for assertions and errors.
+ */
+export class RunningProcess {
+  private output = '';
+  private readonly exited: Promise<void>;
+
+  private constructor(private readonly child: ChildProcess) {
+    const keep = (chunk: Buffer) => (this.output += chunk.toString());
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    this.exited = once(child, 'exit').then(() => undefined);
+    void this.exited.then(() => running.delete(this));
+    running.add(this);
+  }
+
+  static start(command: string, args: string[], options: SpawnOptions = {}): RunningProcess {
+    const child = spawn(command, args, { ...options, detached: true, stdio: 'pipe' });
+    child.on('error', () => undefined); // reported by hasExited/the caller's wait
+    return new RunningProcess(child);
+  }
+
+  /** Everything the program wrote to stdout and stderr so far. */
+  get logs(): string {
+    return this.output;
+  }
+
+  get hasExited(): boolean {
+    return this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+
+  /** Sends `signal` to the whole process group. */
+  signal(signal: NodeJS.Signals): void {
+    if (this.hasExited || this.child.pid === undefined) return;
+    try {
+      process.kill(-this.child.pid, signal);
+    } catch {
+      // Already gone.
+    }
+  }
+
+  /** Stops it (SIGTERM, then SIGKILL after `graceMs`) and waits for it to exit. */
+  async stop(graceMs = 3_000): Promise<void> {
+    if (this.hasExited) return;
+    this.signal('SIGTERM');
+    const timer = setTimeout(() => this.signal('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  /** Kills it at once, as a crash would. */
+  async kill(): Promise<void> {
+    this.signal('SIGKILL');
+    await this.exited;
+  }
+}

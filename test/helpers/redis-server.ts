@@ -1,0 +1,79 @@
+import { connect } from 'node:net';
+import { RunningProcess } from './child-process';
+import { freePort, waitFor } from './free-port';
+
+/** Whether something on 127.0.0.1:port answers a Redis PING. */
+function answersPing(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.setTimeout(500);
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => {
+      resolve(data.toString().startsWith('+PONG'));
+      socket.destroy();
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      resolve(false);
+      socket.destroy();
+    });
+  });
+}
+
+/**
+ * A real redis-server on a free loopback port, without persistence (a restart empties it, as a
+ * crash of a cache would). `restart()` starts it again on the same port.
+ */
+export class RedisServer {
+  private process?: RunningProcess;
+
+  private constructor(readonly port: number) {}
+
+  static async start(): Promise<RedisServer> {
+    const server = new RedisServer(await freePort());
+    await server.restart();
+    return server;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async restart(): Promise<void> {
+    const args = [
+      '--port',
+      String(this.port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+    ];
+    const child = RunningProcess.start('redis-server', args);
+    this.process = child;
+    await waitFor(`redis-server on port ${this.port}`, async () => {
+      if (child.hasExited) throw new Error(`redis-server exited:\n${child.logs}`);
+      return answersPing(this.port);
+    });
+  }
+
+  /** Kills it without warning (SIGKILL): clients see the connection drop. */
+  async kill(): Promise<void> {
+    await this.process?.kill();
+  }
+
+  /** Freezes it (SIGSTOP): connections stay open, replies stop coming. */
+  pause(): void {
+    this.process?.signal('SIGSTOP');
+  }
+
+  resume(): void {
+    this.process?.signal('SIGCONT');
+  }
+
+  async stop(): Promise<void> {
+    this.resume();
+    await this.process?.stop();
+  }
+}

@@ -1,0 +1,99 @@
+import Redis from 'ioredis';
+import { BuiltServer } from './helpers/built-server';
+import { depreciate, remaining, send } from './helpers/http-client';
+import { RedisServer } from './helpers/redis-server';
+import { describeWithTools } from './helpers/system-tools';
+
+const LIMIT = 20;
+const todayKey = (client: string) =>
+  `depreciation:daily:${new Date().toISOString().slice(0, 10)}:${client}`;
+
+describeWithTools(['redis-server'], 'Daily counters shared in Redis by two built instances', () => {
+  let redis: RedisServer;
+  let servers: BuiltServer[];
+  let a: BuiltServer;
+  let b: BuiltServer;
+
+  const startInstance = () =>
+    BuiltServer.start({
+      env: { RATE_LIMIT_STORE: 'redis', REDIS_URL: redis.url, RATE_LIMIT_PER_DAY: String(LIMIT) },
+    });
+
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    servers = await Promise.all([startInstance(), startInstance()]);
+    [a, b] = servers;
+  });
+
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+    await redis?.stop();
+  });
+
+  it('shares one budget between requests alternating between the instances', async () => {
+    const seen: number[] = [];
+    for (let i = 0; i < LIMIT; i++) {
+      const answer = await depreciate((i % 2 ? b : a).url, '127.0.0.11');
+      expect(answer.status).toBe(200);
+      seen.push(remaining(answer));
+    }
+    expect(seen).toEqual(Array.from({ length: LIMIT }, (_, i) => LIMIT - 1 - i));
+    for (const server of [a, b]) {
+      const refused = await depreciate(server.url, '127.0.0.11');
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual({
+        statusCode: 429,
+        message: `Rate limit exceeded. Maximum ${LIMIT} requests per 24 hours.`,
+      });
+    }
+  });
+
+  it('lets exactly the limit through a concurrent burst of three times the limit at both', async () => {
+    const burst = Array.from({ length: 3 * LIMIT }, (_, i) =>
+      depreciate((i % 2 ? b : a).url, '127.0.0.12'),
+    );
+    const statuses = (await Promise.all(burst)).map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(LIMIT);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(2 * LIMIT);
+  });
+
+  it('keys a client by its UTC date and lets the key expire after the next midnight UTC', async () => {
+    const client = new Redis(redis.url);
+    try {
+      const key = todayKey('127.0.0.11');
+      const [count, ttl] = await Promise.all([client.get(key), client.ttl(key)]);
+      const now = Date.now();
+      const toMidnight = Math.ceil((Math.ceil(now / 86_400_000) * 86_400_000 - now) / 1000);
+      expect(Number(count)).toBe(LIMIT + 2);
+      // 60 s of grace past midnight, give or take the seconds this test has been running.
+      expect(ttl).toBeGreaterThan(toMidnight + 60 - 30);
+      expect(ttl).toBeLessThanOrEqual(toMidnight + 60);
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it("keeps a client's count when an instance restarts", async () => {
+    for (let i = 0; i < 5; i++) await depreciate(a.url, '127.0.0.13');
+    await a.stop();
+    a = await startInstance();
+    servers.push(a);
+    const answer = await depreciate(a.url, '127.0.0.13');
+    expect(answer.status).toBe(200);
+    expect(remaining(answer)).toBe(LIMIT - 6);
+  });
+
+  it('reports shared counting in GET /health, which is not counted', async () => {
+    const before = remaining(await depreciate(b.url, '127.0.0.14'));
+    for (let i = 0; i < 3; i++) {
+      const health = await send(`${b.url}/health`, { from: '127.0.0.14' });
+      expect(health.status).toBe(200);
+      expect(health.headers['x-ratelimit-remaining']).toBeUndefined();
+      expect(health.body).toEqual({
+        status: 'ok',
+        dailyLimit: { store: 'redis', counting: 'redis', shared: true, since: expect.any(String) },
+      });
+    }
+    expect(remaining(await depreciate(a.url, '127.0.0.14'))).toBe(before - 1);
+  });
+});
