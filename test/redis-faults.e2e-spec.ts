@@ -1,0 +1,115 @@
+import { BuiltServer } from './helpers/built-server';
+import { waitFor } from './helpers/free-port';
+import { Answer, depreciate, remaining, send } from './helpers/http-client';
+import { RedisServer } from './helpers/redis-server';
+import { describeWithTools } from './helpers/system-tools';
+
+const LIMIT = 20;
+/** Generous: a request in fallback takes a few ms; a slow Redis costs at most its 200 ms timeout. */
+const MAX_LATENCY_MS = 1_000;
+
+const countLines = (logs: string, text: string) =>
+  logs.split('\n').filter((line) => line.includes(text)).length;
+
+describeWithTools(['redis-server'], 'Redis faults under two built instances', () => {
+  let redis: RedisServer;
+  let a: BuiltServer;
+  let b: BuiltServer;
+
+  const startInstance = () =>
+    BuiltServer.start({
+      env: {
+        RATE_LIMIT_STORE: 'redis',
+        REDIS_URL: redis.url,
+        RATE_LIMIT_PER_DAY: String(LIMIT),
+        LOG_LEVEL: 'info', // the return to shared counting is logged at info
+      },
+    });
+  const health = async (server: BuiltServer) => (await send(`${server.url}/health`)).body;
+  const isShared = async (server: BuiltServer) =>
+    ((await health(server)) as { status: string }).status === 'ok';
+
+  /** `count` requests alternating between a and b from `from`: every answer 2xx/4xx, and fast. */
+  async function alternate(count: number, from: string): Promise<Answer[]> {
+    const answers: Answer[] = [];
+    for (let i = 0; i < count; i++) answers.push(await depreciate((i % 2 ? b : a).url, from));
+    for (const answer of answers) {
+      expect(answer.status).toBeLessThan(500);
+      expect(answer.ms).toBeLessThan(MAX_LATENCY_MS);
+    }
+    return answers;
+  }
+
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    [a, b] = await Promise.all([startInstance(), startInstance()]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await redis?.stop();
+  });
+
+  it('keeps answering when Redis dies, says so once, and shares again when it is back', async () => {
+    expect((await alternate(4, '127.0.0.21')).map(remaining)).toEqual([19, 18, 17, 16]);
+
+    await redis.kill();
+    const during = await alternate(2 * LIMIT, '127.0.0.22');
+    // Each instance counts alone now: its own budget for the client, and then 429, never 5xx.
+    expect(during.filter((answer) => answer.status === 200)).toHaveLength(2 * LIMIT);
+    for (const server of [a, b]) {
+      expect(await health(server)).toEqual({
+        status: 'degraded',
+        dailyLimit: {
+          store: 'redis',
+          counting: 'memory',
+          shared: false,
+          since: expect.any(String),
+        },
+      });
+      expect(countLines(server.logs, 'unavailable')).toBe(1);
+    }
+
+    await redis.restart();
+    await waitFor('both instances to share counters again', async () =>
+      (await Promise.all([isShared(a), isShared(b)])).every(Boolean),
+    );
+    expect((await alternate(4, '127.0.0.23')).map(remaining)).toEqual([19, 18, 17, 16]);
+    for (const server of [a, b]) {
+      expect(countLines(server.logs, 'unavailable')).toBe(1);
+      expect(countLines(server.logs, 'Daily counters shared in Redis')).toBe(2);
+    }
+  });
+
+  it('does not wait on a frozen Redis, and shares again once it answers', async () => {
+    redis.pause();
+    try {
+      await alternate(10, '127.0.0.24');
+      expect(await isShared(a)).toBe(false);
+      expect(await isShared(b)).toBe(false);
+    } finally {
+      redis.resume();
+    }
+    // No reconnection happens (the connection stayed open): the next requests probe Redis.
+    await waitFor('both instances to share counters again', async () => {
+      await alternate(2, '127.0.0.25');
+      return (await Promise.all([isShared(a), isShared(b)])).every(Boolean);
+    });
+    const shared = (await alternate(2, '127.0.0.26')).map(remaining);
+    expect(shared).toEqual([19, 18]);
+  });
+
+  it('starts without Redis, counting in memory, and shares once Redis comes up', async () => {
+    await redis.kill();
+    const lonely = await startInstance();
+    try {
+      expect(await health(lonely)).toMatchObject({ status: 'degraded' });
+      expect((await depreciate(lonely.url, '127.0.0.27')).status).toBe(200);
+      expect(lonely.logs).toContain('unavailable at start-up');
+      await redis.restart();
+      await waitFor('the instance to share counters', () => isShared(lonely));
+    } finally {
+      await lonely.stop();
+    }
+  });
+});
