@@ -1,0 +1,147 @@
+import { LoggerService } from '@nestjs/common';
+import Redis from 'ioredis';
+import { RedisServer } from '../../test/helpers/redis-server';
+import { describeWithTools } from '../../test/helpers/system-tools';
+import { waitFor } from '../../test/helpers/free-port';
+import { Clock } from '../common/clock';
+import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
+import { createRedisClient } from './redis-client';
+import { RedisDailyLimitStorage, redisKey } from './redis-daily-limit.storage';
+
+class SetClock extends Clock {
+  constructor(public iso: string) {
+    super();
+  }
+
+  now(): Date {
+    return new Date(this.iso);
+  }
+}
+
+class RecordingLogger implements LoggerService {
+  readonly lines: string[] = [];
+  log(message: string) {
+    this.lines.push(`log: ${message}`);
+  }
+  warn(message: string) {
+    this.lines.push(`warn: ${message}`);
+  }
+  error(message: string) {
+    this.lines.push(`error: ${message}`);
+  }
+}
+
+describe('redisKey', () => {
+  it('names the prefix, the UTC date and the client', () => {
+    expect(redisKey('2001:db8::/64', Date.parse('2026-12-31T23:59:59.999Z'))).toBe(
+      'depreciation:daily:2026-12-31:2001:db8::/64',
+    );
+    expect(redisKey('203.0.113.7', Date.parse('2027-01-01T00:00:00.000Z'))).toBe(
+      'depreciation:daily:2027-01-01:203.0.113.7',
+    );
+  });
+});
+
+describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-server', () => {
+  let server: RedisServer;
+  let inspect: Redis;
+  let clock: SetClock;
+  let logger: RecordingLogger;
+  let storage: RedisDailyLimitStorage;
+
+  beforeAll(async () => {
+    server = await RedisServer.start();
+    inspect = new Redis(server.url);
+  });
+
+  afterAll(async () => {
+    inspect.disconnect();
+    await server.stop();
+  });
+
+  beforeEach(async () => {
+    await inspect.flushall();
+    clock = new SetClock('2026-11-21T23:59:00.000Z');
+    logger = new RecordingLogger();
+    const memory = new MemoryDailyLimitStorage(clock);
+    const redis = createRedisClient(server.url);
+    storage = new RedisDailyLimitStorage(redis, memory, clock, 'test-redis', logger);
+    await storage.onModuleInit();
+  });
+
+  afterEach(() => storage.onApplicationShutdown());
+
+  it('counts in Redis, with the seconds to midnight UTC, and blocks past the limit', async () => {
+    const records = [];
+    for (let i = 0; i < 3; i++) records.push(await storage.increment('198.51.100.1', 0, 2));
+    expect(records).toEqual([
+      { totalHits: 1, timeToExpire: 60, isBlocked: false, timeToBlockExpire: 0 },
+      { totalHits: 2, timeToExpire: 60, isBlocked: false, timeToBlockExpire: 0 },
+      { totalHits: 3, timeToExpire: 60, isBlocked: true, timeToBlockExpire: 60 },
+    ]);
+    const key = 'depreciation:daily:2026-11-21:198.51.100.1';
+    expect(await inspect.get(key)).toBe('3');
+    // 60 s to midnight by the instance's clock, plus 60 s of grace.
+    expect(await inspect.ttl(key)).toBe(120);
+    expect(storage.state()).toEqual({
+      store: 'redis',
+      counting: 'redis',
+      shared: true,
+      since: '2026-11-21T23:59:00.000Z',
+    });
+    expect(logger.lines).toEqual(['log: Daily counters shared in Redis at test-redis']);
+  });
+
+  it('starts a new key on a new UTC day', async () => {
+    await storage.increment('198.51.100.2', 0, 5);
+    clock.iso = '2026-11-22T00:00:00.000Z';
+    const record = await storage.increment('198.51.100.2', 0, 5);
+    expect(record).toMatchObject({ totalHits: 1, timeToExpire: 86_400 });
+    expect(await inspect.keys('depreciation:daily:*')).toHaveLength(2);
+  });
+
+  it('falls back to memory from the last shared count, logs once, and returns', async () => {
+    for (let i = 0; i < 3; i++) await storage.increment('198.51.100.3', 0, 5);
+    await server.kill();
+    const during = [];
+    for (let i = 0; i < 4; i++) during.push(await storage.increment('198.51.100.3', 0, 5));
+    expect(during.map((record) => [record.totalHits, record.isBlocked])).toEqual([
+      [4, false],
+      [5, false],
+      [6, true],
+      [7, true],
+    ]);
+    expect(storage.state()).toMatchObject({ counting: 'memory', shared: false });
+
+    await server.restart();
+    await waitFor('the storage to count in Redis again', async () =>
+      Promise.resolve(storage.state().shared),
+    );
+    // Redis restarted empty; this instance still remembers 7 hits.
+    expect(await storage.increment('198.51.100.3', 0, 5)).toMatchObject({
+      totalHits: 8,
+    });
+    expect(await storage.increment('198.51.100.4', 0, 5)).toMatchObject({
+      totalHits: 1,
+    });
+    expect(logger.lines).toEqual([
+      'log: Daily counters shared in Redis at test-redis',
+      expect.stringMatching(
+        /^warn: Redis at test-redis unavailable \(.+\): counting in this instance's memory until it is back$/,
+      ),
+      'log: Daily counters shared in Redis at test-redis',
+    ]);
+  });
+
+  it('closes its connection on shutdown, without logging an outage', async () => {
+    const clientsBefore = Number(
+      (await inspect.info('clients')).match(/connected_clients:(\d+)/)?.[1],
+    );
+    await storage.onApplicationShutdown();
+    await waitFor('the connection to close', async () => {
+      const info = await inspect.info('clients');
+      return Number(info.match(/connected_clients:(\d+)/)?.[1]) === clientsBefore - 1;
+    });
+    expect(logger.lines).toEqual(['log: Daily counters shared in Redis at test-redis']);
+  });
+});
