@@ -1,3 +1,4 @@
+import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
 import { BuiltServer } from './helpers/built-server';
 import { waitFor } from './helpers/free-port';
 import { Answer, depreciate, remaining, send } from './helpers/http-client';
@@ -43,73 +44,85 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
   beforeAll(async () => {
     redis = await RedisServer.start();
     [a, b] = await Promise.all([startInstance(), startInstance()]);
-  });
+  }, PROCESS_TEST_TIMEOUT_MS);
 
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
     await redis?.stop();
   });
 
-  it('keeps answering when Redis dies, says so once, and shares again when it is back', async () => {
-    expect((await alternate(4, '127.0.0.21')).map(remaining)).toEqual([19, 18, 17, 16]);
+  it(
+    'keeps answering when Redis dies, says so once, and shares again when it is back',
+    async () => {
+      expect((await alternate(4, '127.0.0.21')).map(remaining)).toEqual([19, 18, 17, 16]);
 
-    await redis.kill();
-    const during = await alternate(2 * LIMIT, '127.0.0.22');
-    // Each instance counts alone now: its own budget for the client, and then 429, never 5xx.
-    expect(during.filter((answer) => answer.status === 200)).toHaveLength(2 * LIMIT);
-    for (const server of [a, b]) {
-      expect(await health(server)).toEqual({
-        status: 'degraded',
-        dailyLimit: {
-          store: 'redis',
-          counting: 'memory',
-          shared: false,
-          since: expect.any(String),
-        },
-      });
-      expect(countLines(server.logs, 'unavailable')).toBe(1);
-    }
+      await redis.kill();
+      const during = await alternate(2 * LIMIT, '127.0.0.22');
+      // Each instance counts alone now: its own budget for the client, and then 429, never 5xx.
+      expect(during.filter((answer) => answer.status === 200)).toHaveLength(2 * LIMIT);
+      for (const server of [a, b]) {
+        expect(await health(server)).toEqual({
+          status: 'degraded',
+          dailyLimit: {
+            store: 'redis',
+            counting: 'memory',
+            shared: false,
+            since: expect.any(String),
+          },
+        });
+        expect(countLines(server.logs, 'unavailable')).toBe(1);
+      }
 
-    await redis.restart();
-    await waitFor('both instances to share counters again', async () =>
-      (await Promise.all([isShared(a), isShared(b)])).every(Boolean),
-    );
-    expect((await alternate(4, '127.0.0.23')).map(remaining)).toEqual([19, 18, 17, 16]);
-    for (const server of [a, b]) {
-      expect(countLines(server.logs, 'unavailable')).toBe(1);
-      expect(countLines(server.logs, 'Daily counters shared in Redis')).toBe(2);
-    }
-  });
-
-  it('does not wait on a frozen Redis, and shares again once it answers', async () => {
-    redis.pause();
-    try {
-      await alternate(10, '127.0.0.24');
-      expect(await isShared(a)).toBe(false);
-      expect(await isShared(b)).toBe(false);
-    } finally {
-      redis.resume();
-    }
-    // No reconnection happens (the connection stayed open): the next requests probe Redis.
-    await waitFor('both instances to share counters again', async () => {
-      await alternate(2, '127.0.0.25');
-      return (await Promise.all([isShared(a), isShared(b)])).every(Boolean);
-    });
-    const shared = (await alternate(2, '127.0.0.26')).map(remaining);
-    expect(shared).toEqual([19, 18]);
-  });
-
-  it('starts without Redis, counting in memory, and shares once Redis comes up', async () => {
-    await redis.kill();
-    const lonely = await startInstance();
-    try {
-      expect(await health(lonely)).toMatchObject({ status: 'degraded' });
-      expect((await depreciate(lonely.url, '127.0.0.27')).status).toBe(200);
-      expect(lonely.logs).toContain('unavailable at start-up');
       await redis.restart();
-      await waitFor('the instance to share counters', () => isShared(lonely));
-    } finally {
-      await lonely.stop();
-    }
-  });
+      await waitFor('both instances to share counters again', async () =>
+        (await Promise.all([isShared(a), isShared(b)])).every(Boolean),
+      );
+      expect((await alternate(4, '127.0.0.23')).map(remaining)).toEqual([19, 18, 17, 16]);
+      for (const server of [a, b]) {
+        expect(countLines(server.logs, 'unavailable')).toBe(1);
+        expect(countLines(server.logs, 'Daily counters shared in Redis')).toBe(2);
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'does not wait on a frozen Redis, and shares again once it answers',
+    async () => {
+      redis.pause();
+      try {
+        await alternate(10, '127.0.0.24');
+        expect(await isShared(a)).toBe(false);
+        expect(await isShared(b)).toBe(false);
+      } finally {
+        redis.resume();
+      }
+      // No reconnection happens (the connection stayed open): the next requests probe Redis.
+      await waitFor('both instances to share counters again', async () => {
+        await alternate(2, '127.0.0.25');
+        return (await Promise.all([isShared(a), isShared(b)])).every(Boolean);
+      });
+      const shared = (await alternate(2, '127.0.0.26')).map(remaining);
+      expect(shared).toEqual([19, 18]);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'starts without Redis, counting in memory, and shares once Redis comes up',
+    async () => {
+      await redis.kill();
+      const lonely = await startInstance();
+      try {
+        expect(await health(lonely)).toMatchObject({ status: 'degraded' });
+        expect((await depreciate(lonely.url, '127.0.0.27')).status).toBe(200);
+        expect(lonely.logs).toContain('unavailable at start-up');
+        await redis.restart();
+        await waitFor('the instance to share counters', () => isShared(lonely));
+      } finally {
+        await lonely.stop();
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });

@@ -1,3 +1,4 @@
+import { PROCESS_TEST_TIMEOUT_MS } from '../../test/helpers/child-process';
 import { LoggerService } from '@nestjs/common';
 import Redis from 'ioredis';
 import { RedisServer } from '../../test/helpers/redis-server';
@@ -52,7 +53,7 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-serv
   beforeAll(async () => {
     server = await RedisServer.start();
     inspect = new Redis(server.url);
-  });
+  }, PROCESS_TEST_TIMEOUT_MS);
 
   afterAll(async () => {
     inspect.disconnect();

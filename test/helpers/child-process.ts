@@ -1,6 +1,9 @@
 import { ChildProcess, spawn, SpawnOptions } from 'node:child_process';
 import { once } from 'node:events';
 
+/** For hooks and tests that start programs: jest's 5 s default is tight on a busy CI machine. */
+export const PROCESS_TEST_TIMEOUT_MS = 30_000;
+
 const running = new Set<RunningProcess>();
 // If a test run dies half-way, leave no server behind.
 process.on('exit', () => running.forEach((child) => child.signal('SIGKILL')));
