@@ -2,6 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { ErrorResponseDto } from './common/error-response.dto';
 import { rateLimitMessage } from './common/error-messages';
+import { RATE_LIMITED_HEADERS } from './rate-limit/rate-limit-headers.docs';
 
 export const DOCS_PATH = 'docs';
 
@@ -21,8 +22,9 @@ export function setupSwagger(app: INestApplication, limit: number): void {
     .addGlobalResponse(
       {
         status: 429,
-        description: 'Daily limit of the caller exceeded.',
+        description: 'Daily limit of the caller exceeded (until 00:00 UTC).',
         type: ErrorResponseDto,
+        headers: RATE_LIMITED_HEADERS,
         example: { statusCode: 429, message: rateLimitMessage(limit) },
       },
       {

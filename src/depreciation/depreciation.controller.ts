@@ -15,6 +15,7 @@ import {
   UNSUPPORTED_MEDIA_TYPE_MESSAGE,
 } from '../common/error-messages';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard';
+import { RATE_LIMIT_HEADERS } from '../rate-limit/rate-limit-headers.docs';
 import { DepreciationService } from './depreciation.service';
 import { DepreciationResult } from './depreciation.types';
 import { CalculateDepreciationDto } from './dto/calculate-depreciation.dto';
@@ -53,19 +54,26 @@ export class DepreciationController {
       },
     },
   })
-  @ApiOkResponse({ type: DepreciationResponseDto, description: 'The valuation.' })
+  @ApiOkResponse({
+    type: DepreciationResponseDto,
+    description: 'The valuation.',
+    headers: RATE_LIMIT_HEADERS,
+  })
   @ApiBadRequestResponse({
     ...error(400, INVALID_INPUT_MESSAGE),
     description:
-      'A field rule broken, an unknown field, malformed JSON, or a body that is not an object.',
+      'A field rule broken, an unknown field, malformed JSON, or a body that is not an object. ' +
+      'Counted, with the rate-limit headers, unless the body could not be parsed as JSON.',
+    headers: RATE_LIMIT_HEADERS,
   })
   @ApiPayloadTooLargeResponse({
     ...error(413, PAYLOAD_TOO_LARGE_MESSAGE),
-    description: 'Body over 8 KiB.',
+    description: 'Body over 8 KiB. Refused before counting: no rate-limit headers.',
   })
   @ApiUnsupportedMediaTypeResponse({
     ...error(415, UNSUPPORTED_MEDIA_TYPE_MESSAGE),
-    description: 'Content-Type is not application/json.',
+    description: 'Content-Type is not application/json. Counted.',
+    headers: RATE_LIMIT_HEADERS,
   })
   calculate(@Body() request: CalculateDepreciationDto): DepreciationResult {
     return this.depreciation.calculate(request);
