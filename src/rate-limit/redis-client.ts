@@ -6,7 +6,7 @@ import Redis, { Result } from 'ioredis';
  * if Redis's clock ran ahead of the instances', an EXPIREAT in Redis's past would delete the key at
  * once and every request would look like the day's first.
  */
-const DAILY_HIT_LUA = `
+export const DAILY_HIT_LUA = `
 local hits = redis.call('INCR', KEYS[1])
 if hits == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return hits`;
