@@ -1,0 +1,22 @@
+import { clientKey } from './client-key';
+
+const request = (ip: string | undefined, remoteAddress?: string) =>
+  ({ ip, socket: { remoteAddress } }) as Parameters<typeof clientKey>[0];
+
+describe('clientKey', () => {
+  it.each([
+    ['127.0.0.1', '127.0.0.1'],
+    ['::ffff:127.0.0.2', '127.0.0.2'],
+    ['::1', '::1'],
+    ['2001:db8:1:2:aaaa::1', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:db8:1:2::/64'],
+    ['2001:db8:1:3::1', '2001:db8:1:3::/64'],
+  ])('keys %s as %s', (ip, key) => {
+    expect(clientKey(request(ip))).toBe(key);
+  });
+
+  it("falls back to the socket's address, then to one shared key", () => {
+    expect(clientKey(request(undefined, '10.0.0.1'))).toBe('10.0.0.1');
+    expect(clientKey(request(undefined, undefined))).toBe('unknown');
+  });
+});

@@ -1,0 +1,67 @@
+import { Clock } from '../common/clock';
+import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
+
+class ManualClock extends Clock {
+  constructor(public iso: string) {
+    super();
+  }
+
+  now(): Date {
+    return new Date(this.iso);
+  }
+}
+
+describe('MemoryDailyLimitStorage', () => {
+  let clock: ManualClock;
+  let storage: MemoryDailyLimitStorage;
+  const hit = (key = 'a', limit = 3) =>
+    storage.increment(key, 86_400_000, limit, 86_400_000, 'daily');
+
+  beforeEach(() => {
+    clock = new ManualClock('2026-11-21T12:00:00.000Z');
+    storage = new MemoryDailyLimitStorage(clock);
+  });
+
+  it('counts hits per key and blocks past the limit until midnight UTC', async () => {
+    await expect(hit()).resolves.toEqual({
+      totalHits: 1,
+      timeToExpire: 43_200,
+      isBlocked: false,
+      timeToBlockExpire: 0,
+    });
+    await hit();
+    await expect(hit()).resolves.toMatchObject({ totalHits: 3, isBlocked: false });
+    await expect(hit()).resolves.toEqual({
+      totalHits: 4,
+      timeToExpire: 43_200,
+      isBlocked: true,
+      timeToBlockExpire: 43_200,
+    });
+    await expect(hit('b')).resolves.toMatchObject({ totalHits: 1, isBlocked: false });
+  });
+
+  it('passes exactly `limit` of a burst of concurrent hits', async () => {
+    const records = await Promise.all(Array.from({ length: 300 }, () => hit('burst', 100)));
+    expect(records.filter((r) => !r.isBlocked)).toHaveLength(100);
+  });
+
+  it('starts every counter again at 00:00:00.000 UTC and drops yesterday', async () => {
+    for (let i = 0; i < 5; i++) await hit();
+    await hit('other');
+    clock.iso = '2026-11-21T23:59:59.999Z';
+    await expect(hit()).resolves.toMatchObject({ totalHits: 6, isBlocked: true, timeToExpire: 1 });
+    clock.iso = '2026-11-22T00:00:00.000Z';
+    await expect(hit()).resolves.toEqual({
+      totalHits: 1,
+      timeToExpire: 86_400,
+      isBlocked: false,
+      timeToBlockExpire: 0,
+    });
+    expect(storage.trackedClients).toBe(1);
+  });
+
+  it('ignores the ttl it is given: the window is the UTC day', async () => {
+    const record = await storage.increment('k', 1_000, 1, 1_000, 'daily');
+    expect(record.timeToExpire).toBe(43_200);
+  });
+});
