@@ -1,5 +1,7 @@
 import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import type { Server } from 'node:http';
+import { answerClientErrorsWithJson } from './common/client-error.handler';
 import { Environment, nestLogLevels } from './config/environment';
 import { setupSwagger } from './swagger';
 
@@ -8,14 +10,15 @@ export const BODY_LIMIT_BYTES = 8 * 1024;
 
 /**
  * What the HTTP layer needs beyond AppModule: the JSON body parser and its limit, no
- * X-Powered-By or ETag, the log level and the docs. main.ts and the e2e tests both call it, on an
- * application created with `{ bodyParser: false }`, so tests run what production runs.
+ * X-Powered-By or ETag, JSON answers even to requests Node cannot parse, the log level and the
+ * docs. main.ts and the e2e tests both call it, on an application created with `{ bodyParser: false }`, so tests run what production runs.
  */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   const config = app.get<ConfigService<Environment, true>>(ConfigService);
   app.useLogger(nestLogLevels(config.get('LOG_LEVEL', { infer: true })));
   app.disable('x-powered-by');
   app.set('etag', false);
+  answerClientErrorsWithJson(app.getHttpServer() as Server);
   app.useBodyParser('json', { limit: BODY_LIMIT_BYTES, type: 'application/json' });
   setupSwagger(app, config.get('RATE_LIMIT_PER_DAY', { infer: true }));
   return app;

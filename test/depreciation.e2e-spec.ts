@@ -1,4 +1,4 @@
-import { Controller, Get, INestApplication } from '@nestjs/common';
+import { Controller, Get, INestApplication, Logger } from '@nestjs/common';
 import request from 'supertest';
 import { Clock } from '../src/common/clock';
 import { createTestApp, FixedClock } from './helpers/test-app';
@@ -185,10 +185,22 @@ describe('POST /api/depreciate (e2e, through AppModule)', () => {
     expect(response.headers['content-type']).toMatch(/^application\/json/);
   });
 
-  it('answers 500 with the generic message, never the detail, for an unexpected error', async () => {
-    const response = await request(app.getHttpServer())
-      .get('/boom')
-      .expect(500, { statusCode: 500, message: 'Internal server error' });
+  it('answers 500 with the generic message, and logs the detail with its stack once', async () => {
+    const logError = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      const response = await request(app.getHttpServer())
+        .get('/boom')
+        .expect(500, { statusCode: 500, message: 'Internal server error' });
+      expect(response.text).not.toContain('hunter2');
+      expect(logError).toHaveBeenCalledTimes(1);
+      expect(logError).toHaveBeenCalledWith(
+        'secret: db password hunter2',
+        expect.stringContaining('at BoomController.explode'),
+      );
+    } finally {
+      logError.mockRestore();
+    }
+  });
     expect(response.text).not.toContain('hunter2');
   });
 });
