@@ -172,15 +172,8 @@ describe('POST /api/depreciate (e2e, through AppModule)', () => {
     ['PUT', '/api/depreciate', 'Cannot PUT /api/depreciate'],
     ['DELETE', '/api/depreciate', 'Cannot DELETE /api/depreciate'],
   ])('answers 404 for %s %s', async (method, path, message) => {
-    const server = request(app.getHttpServer());
-    const call =
-      method === 'GET'
-        ? server.get(path)
-        : method === 'POST'
-          ? server.post(path)
-          : method === 'PUT'
-            ? server.put(path)
-            : server.delete(path);
+    const verb = method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    const call = request(app.getHttpServer())[verb](path);
     const response = await call.expect(404, { statusCode: 404, message });
     expect(response.headers['content-type']).toMatch(/^application\/json/);
   });
@@ -200,7 +193,5 @@ describe('POST /api/depreciate (e2e, through AppModule)', () => {
     } finally {
       logError.mockRestore();
     }
-  });
-    expect(response.text).not.toContain('hunter2');
   });
 });
