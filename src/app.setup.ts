@@ -1,6 +1,5 @@
 import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import type { Server } from 'node:http';
 import { answerClientErrorsWithJson } from './common/client-error.handler';
 import { Environment, nestLogLevels } from './config/environment';
 import { setupSwagger } from './swagger';
@@ -18,7 +17,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.useLogger(nestLogLevels(config.get('LOG_LEVEL', { infer: true })));
   app.disable('x-powered-by');
   app.set('etag', false);
-  answerClientErrorsWithJson(app.getHttpServer() as Server);
+  answerClientErrorsWithJson(app.getHttpServer());
   app.useBodyParser('json', { limit: BODY_LIMIT_BYTES, type: 'application/json' });
   setupSwagger(app, config.get('RATE_LIMIT_PER_DAY', { infer: true }));
   return app;
