@@ -1,5 +1,6 @@
 import { Controller, Get, INestApplication, Injectable } from '@nestjs/common';
 import { AddressInfo } from 'node:net';
+import { SkipThrottle } from '@nestjs/throttler';
 import request from 'supertest';
 import { Clock } from '../src/common/clock';
 import {
@@ -15,6 +16,16 @@ const LIMITED = {
   statusCode: 429,
   message: 'Rate limit exceeded. Maximum 100 requests per 24 hours.',
 };
+
+/** A route a team marks as free, like a health check. */
+@SkipThrottle()
+@Controller('api/extension/free')
+class FreeController {
+  @Get()
+  free(): { free: true } {
+    return { free: true };
+  }
+}
 
 /** A module a team adds: its routes share the API's daily budget and error body. */
 @Controller('api/extension')
@@ -33,7 +44,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
   const start = async (overrides: { storage?: DailyLimitStorage } = {}) => {
     clock = new FixedClock(new Date('2026-11-21T23:00:00.000Z'));
     app = await createTestApp({
-      extra: { controllers: [ExtensionController] },
+      extra: { controllers: [ExtensionController, FreeController] },
       override: (builder) => {
         const withClock = builder.overrideProvider(Clock).useValue(clock);
         return overrides.storage
@@ -136,6 +147,15 @@ describe('the daily limit (e2e, through AppModule)', () => {
       expect((await depreciate(port, VALID)).status).toBe(429);
     });
 
+    it('does not count a route marked @SkipThrottle(), nor give it rate-limit headers', async () => {
+      for (let i = 0; i < 3; i++) {
+        const free = await send({ port, path: '/api/extension/free' });
+        expect(free.json).toEqual({ free: true });
+        expect(free.headers['x-ratelimit-remaining']).toBeUndefined();
+      }
+      expect((await depreciate(port, VALID)).headers['x-ratelimit-remaining']).toBe('99');
+    });
+
     it('does not count the documentation', async () => {
       for (let i = 0; i < 3; i++) {
         expect((await send({ port, path: '/docs-json' })).status).toBe(200);
@@ -162,7 +182,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
     class AlwaysOverStorage extends DailyLimitStorage {
       keys: string[] = [];
 
-      increment(key: string, _ttl: number, limit: number): Promise<DailyLimitRecord> {
+      hit(key: string, limit: number): Promise<DailyLimitRecord> {
         this.keys.push(key);
         return Promise.resolve(dailyRecord(limit + 1, limit, 60));
       }

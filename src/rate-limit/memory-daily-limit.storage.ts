@@ -17,10 +17,6 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     super();
   }
 
-  increment(key: string, _ttl: number, limit: number): Promise<DailyLimitRecord> {
-    return Promise.resolve(this.hit(key, limit));
-  }
-
   /** Counts one hit now and answers at once. */
   hit(key: string, limit: number): DailyLimitRecord {
     const now = this.clock.now().getTime();
