@@ -23,9 +23,8 @@ export const RateLimitModule = ThrottlerModule.forRootAsync({
   imports: [DailyLimitStorageModule],
   inject: [ConfigService, DailyLimitStorage],
   useFactory: (config: ConfigService<Environment, true>, storage: DailyLimitStorage) => ({
-    throttlers: [
-      { name: 'daily', limit: config.get('RATE_LIMIT_PER_DAY', { infer: true }), ttl: DAY_MS },
-    ],
+    // Unnamed ('default'), so a plain `@SkipThrottle()` frees a route, as teams expect.
+    throttlers: [{ limit: config.get('RATE_LIMIT_PER_DAY', { infer: true }), ttl: DAY_MS }],
     storage,
     getTracker: (request: Record<string, unknown>) => clientKey(request as unknown as Request),
     generateKey: (_context: unknown, tracker: string) => tracker,
