@@ -1,0 +1,252 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Browser, BrowserContext, BrowserContextOptions, chromium, Page } from 'playwright-core';
+import { BuiltServer, startBuiltServer } from './helpers/built-server';
+
+/**
+ * The calculator page in a real headless Chromium (Debian's), against the built server started as
+ * a process. Screenshots go to test-artifacts/ (git-ignored).
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const ARTIFACTS = join(__dirname, '..', 'test-artifacts');
+
+/** A strict CSP, as helmet will send it: everything from 'self', nothing inline, no eval. */
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+  "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+const hasChromium = existsSync(CHROMIUM);
+const inCi = process.env.CI === 'true';
+// Locally a missing browser skips this file with one line; in CI it fails (beforeAll throws).
+if (!hasChromium && !inCi) {
+  process.stdout.write('skipped: page e2e needs chromium (apt-get install chromium)\n');
+}
+const describeWhen = (condition: boolean) => (condition ? describe : describe.skip);
+
+const YEAR = new Date().getUTCFullYear();
+const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
+const percentFormat = new Intl.NumberFormat('en-US', {
+  style: 'percent',
+  maximumFractionDigits: 2,
+});
+const percent = (value: number) => percentFormat.format(value / 100);
+
+interface Entry {
+  year: number;
+  age: number;
+  value: number;
+  depreciation: number;
+  depreciationPercent: number;
+}
+interface Answer {
+  data: {
+    currentValue: number;
+    totalDepreciation: number;
+    totalDepreciationPercent: number;
+    monthlyDepreciation: number;
+    yearlyBreakdown: Entry[];
+  };
+}
+/** The little of the DOM these tests touch inside the page (the project compiles without lib.dom). */
+interface CanvasLike {
+  width: number;
+  height: number;
+  getContext(kind: '2d'): { getImageData(...box: number[]): { data: ArrayLike<number> } } | null;
+}
+interface RowLike {
+  cells: ArrayLike<{ textContent: string | null }>;
+}
+interface ChartGlobal {
+  Chart: { getChart(id: string): { data: { datasets: { data: number[] }[] } } | undefined };
+}
+
+interface Vehicle {
+  purchaseYear: number;
+  purchasePrice: number;
+  vehicleType: string;
+  currentMileage?: number;
+}
+
+/** The same request the page sends, straight over HTTP. */
+async function askApi(server: BuiltServer, vehicle: Vehicle): Promise<Answer> {
+  const response = await fetch(`${server.url}/api/depreciate`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(vehicle),
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as Answer;
+}
+
+async function fillForm(page: Page, vehicle: Vehicle): Promise<void> {
+  await page.getByLabel('Purchase year').fill(String(vehicle.purchaseYear));
+  await page.getByLabel('Purchase price (USD)').fill(String(vehicle.purchasePrice));
+  await page.getByLabel('Vehicle type').selectOption(vehicle.vehicleType);
+  await page.getByLabel(/Current mileage/).fill(String(vehicle.currentMileage ?? ''));
+}
+
+/** Fills and submits the form, and resolves with the API's answer to the page. */
+async function calculate(page: Page, vehicle: Vehicle) {
+  await fillForm(page, vehicle);
+  const answer = page.waitForResponse((response) => response.url().endsWith('/api/depreciate'));
+  await page.getByRole('button', { name: 'Calculate' }).click();
+  const response = await answer;
+  await page.locator('button[aria-disabled="false"]').waitFor();
+  return response;
+}
+
+/** Pixels of the chart's canvas that are not transparent. */
+const drawnPixels = (page: Page) =>
+  page.locator('#chart').evaluate((canvas: CanvasLike) => {
+    const context = canvas.getContext('2d');
+    if (!context) return 0;
+    const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
+    let drawn = 0;
+    for (let alpha = 3; alpha < data.length; alpha += 4) if (data[alpha] !== 0) drawn++;
+    return drawn;
+  });
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`Still not true after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const tableRows = (page: Page) =>
+  page
+    .locator('#breakdown tbody tr')
+    .evaluateAll((rows: RowLike[]) =>
+      rows.map((row) => Array.from(row.cells, (cell) => cell.textContent?.trim())),
+    );
+
+const expectedRow = (entry: Entry) => [
+  String(entry.year),
+  String(entry.age),
+  money.format(entry.value),
+  money.format(entry.depreciation),
+  percent(entry.depreciationPercent),
+];
+
+describeWhen(hasChromium || inCi)('The calculator page in Chromium', () => {
+  let browser: Browser;
+  let server: BuiltServer;
+  let tiny: BuiltServer;
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    if (!hasChromium) throw new Error(`page e2e needs ${CHROMIUM} (apt-get install chromium)`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    [server, tiny] = await Promise.all([
+      startBuiltServer({ RATE_LIMIT_PER_DAY: '50' }),
+      startBuiltServer({ RATE_LIMIT_PER_DAY: '3' }),
+    ]);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await Promise.all([server?.stop(), tiny?.stop()]);
+  });
+
+  /**
+   * A fresh page on `on`, its document served with the strict CSP. `problems` collects page
+   * errors and console errors (CSP violations among them); a 4xx the page asked for is logged by
+   * Chromium as "Failed to load resource", which a test expecting one leaves out.
+   */
+  async function openPage(on: BuiltServer, options: BrowserContextOptions = {}) {
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      locale: 'en-US',
+      timezoneId: 'America/New_York',
+      ...options,
+    });
+    contexts.push(context);
+    await context.route(`${on.url}/`, async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({
+        response,
+        headers: { ...response.headers(), 'content-security-policy': CSP },
+      });
+    });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    const apiCalls: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/api/depreciate')) apiCalls.push(request.method());
+    });
+    await page.goto(`${on.url}/`);
+    return { page, problems, apiCalls };
+  }
+
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((context) => context.close()));
+  });
+
+  const suv: Vehicle = {
+    purchaseYear: 2018,
+    purchasePrice: 32000,
+    vehicleType: 'suv',
+    currentMileage: 60000,
+  };
+
+  it('draws the chart, and shows the API answer as totals and table, and the requests left', async () => {
+    const { page, problems } = await openPage(server);
+    const response = await calculate(page, suv);
+    expect(response.status()).toBe(200);
+    const remaining = Number(response.headers()['x-ratelimit-remaining']);
+
+    const expected = await askApi(server, suv);
+    const { data } = expected;
+    expect(await tableRows(page)).toEqual(data.yearlyBreakdown.map(expectedRow));
+    expect(data.yearlyBreakdown).toHaveLength(YEAR - 2018 + 1);
+    await expect(page.locator('#currentValue').textContent()).resolves.toBe(
+      money.format(data.currentValue),
+    );
+    await expect(page.locator('#totalDepreciation').textContent()).resolves.toBe(
+      money.format(data.totalDepreciation),
+    );
+    await expect(page.locator('#totalPercent').textContent()).resolves.toBe(
+      `(${percent(data.totalDepreciationPercent)})`,
+    );
+    await expect(page.locator('#monthlyDepreciation').textContent()).resolves.toBe(
+      money.format(data.monthlyDepreciation),
+    );
+
+    await expect(page.locator('#quota').textContent()).resolves.toBe(
+      `${remaining} of 50 requests left today.`,
+    );
+    await expect(page.locator('#status').textContent()).resolves.toContain(
+      `Estimated value now: ${money.format(data.currentValue)}`,
+    );
+
+    // Chart.js animates the line in; wait for it rather than for a fixed time.
+    await waitFor(async () => (await drawnPixels(page)) > 5_000);
+    expect(await drawnPixels(page)).toBeGreaterThan(5_000);
+    const plotted = await page.evaluate(
+      () => (globalThis as unknown as ChartGlobal).Chart.getChart('chart')?.data.datasets[0].data,
+    );
+    expect(plotted).toEqual(data.yearlyBreakdown.map((entry) => entry.value));
+    await expect(page.locator('#chart').getAttribute('aria-label')).resolves.toContain(
+      `to ${money.format(data.currentValue)} in ${YEAR}`,
+    );
+
+    await page.screenshot({ path: join(ARTIFACTS, 'calculator-desktop.png'), fullPage: true });
+    expect(problems).toEqual([]);
+  });
+});
