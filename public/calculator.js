@@ -157,7 +157,7 @@
   function describeReset(seconds) {
     const now = new Date();
     const at = new Date(now.getTime() + seconds * 1000);
-    let time = at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+    let time = at.toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' });
     if (at.toDateString() !== now.toDateString()) time += ' tomorrow';
     const minutes = Math.ceil(seconds / 60);
     const hours = Math.floor(minutes / 60);
