@@ -1,7 +1,21 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, BrowserContext, BrowserContextOptions, chromium, Page } from 'playwright-core';
+import { Browser, BrowserContext, BrowserContextOptions, chromium } from 'playwright-core';
 import { BuiltServer, startBuiltServer } from './helpers/built-server';
+import {
+  askApi,
+  calculate,
+  ChartGlobal,
+  drawnPixels,
+  expectedRow,
+  focusedId,
+  money,
+  percent,
+  tableRows,
+  Vehicle,
+  waitFor,
+  YEAR,
+} from './helpers/calculator-page';
 
 /**
  * The calculator page in a real headless Chromium (Debian's), against the built server started as
@@ -33,119 +47,6 @@ if (!hasChromium && !inCi) {
 }
 jest.setTimeout(60_000);
 const describeWhen = (condition: boolean) => (condition ? describe : describe.skip);
-
-const YEAR = new Date().getUTCFullYear();
-const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
-const percentFormat = new Intl.NumberFormat('en-US', {
-  style: 'percent',
-  maximumFractionDigits: 2,
-});
-const percent = (value: number) => percentFormat.format(value / 100);
-
-interface Entry {
-  year: number;
-  age: number;
-  value: number;
-  depreciation: number;
-  depreciationPercent: number;
-}
-interface Answer {
-  data: {
-    currentValue: number;
-    totalDepreciation: number;
-    totalDepreciationPercent: number;
-    monthlyDepreciation: number;
-    yearlyBreakdown: Entry[];
-  };
-}
-/** The little of the DOM these tests touch inside the page (the project compiles without lib.dom). */
-interface CanvasLike {
-  width: number;
-  height: number;
-  getContext(kind: '2d'): { getImageData(...box: number[]): { data: ArrayLike<number> } } | null;
-}
-interface RowLike {
-  cells: ArrayLike<{ textContent: string | null }>;
-}
-interface ChartGlobal {
-  Chart: { getChart(id: string): { data: { datasets: { data: number[] }[] } } | undefined };
-}
-
-interface Vehicle {
-  purchaseYear: number;
-  purchasePrice: number;
-  vehicleType: string;
-  currentMileage?: number;
-}
-
-/** The same request the page sends, straight over HTTP. */
-async function askApi(server: BuiltServer, vehicle: Vehicle): Promise<Answer> {
-  const response = await fetch(`${server.url}/api/depreciate`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(vehicle),
-  });
-  expect(response.status).toBe(200);
-  return (await response.json()) as Answer;
-}
-
-async function fillForm(page: Page, vehicle: Vehicle): Promise<void> {
-  await page.getByLabel('Purchase year').fill(String(vehicle.purchaseYear));
-  await page.getByLabel('Purchase price (USD)').fill(String(vehicle.purchasePrice));
-  await page.getByLabel('Vehicle type').selectOption(vehicle.vehicleType);
-  await page.getByLabel(/Current mileage/).fill(String(vehicle.currentMileage ?? ''));
-}
-
-/** Fills and submits the form, and resolves with the API's answer to the page. */
-async function calculate(page: Page, vehicle: Vehicle) {
-  await fillForm(page, vehicle);
-  const answer = page.waitForResponse((response) => response.url().endsWith('/api/depreciate'));
-  await page.getByRole('button', { name: 'Calculate' }).click();
-  const response = await answer;
-  await page.locator('button[aria-disabled="false"]').waitFor();
-  return response;
-}
-
-/** Pixels of the chart's canvas that are not transparent. */
-const drawnPixels = (page: Page) =>
-  page.locator('#chart').evaluate((canvas: CanvasLike) => {
-    const context = canvas.getContext('2d');
-    if (!context) return 0;
-    const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
-    let drawn = 0;
-    for (let alpha = 3; alpha < data.length; alpha += 4) if (data[alpha] !== 0) drawn++;
-    return drawn;
-  });
-
-const focusedId = (page: Page) =>
-  page.evaluate(
-    () =>
-      (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document
-        .activeElement?.id ?? '',
-  );
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`Still not true after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-const tableRows = (page: Page) =>
-  page
-    .locator('#breakdown tbody tr')
-    .evaluateAll((rows: RowLike[]) =>
-      rows.map((row) => Array.from(row.cells, (cell) => cell.textContent?.trim())),
-    );
-
-const expectedRow = (entry: Entry) => [
-  String(entry.year),
-  String(entry.age),
-  money.format(entry.value),
-  money.format(entry.depreciation),
-  percent(entry.depreciationPercent),
-];
 
 describeWhen(hasChromium || inCi)('The calculator page in Chromium', () => {
   let browser: Browser;
