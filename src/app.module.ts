@@ -6,6 +6,7 @@ import { ClockModule } from './common/clock.module';
 import { StrictValidationPipe } from './common/strict-validation.pipe';
 import { validateEnvironment } from './config/environment';
 import { DepreciationModule } from './depreciation/depreciation.module';
+import { PageModule } from './page/page.module';
 import { DailyLimitGuard } from './rate-limit/daily-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 
@@ -19,6 +20,7 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
     ClockModule,
     RateLimitModule,
     DepreciationModule,
+    PageModule,
   ],
   providers: [
     { provide: APP_GUARD, useClass: DailyLimitGuard },
