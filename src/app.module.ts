@@ -7,6 +7,7 @@ import { StrictValidationPipe } from './common/strict-validation.pipe';
 import { validateEnvironment } from './config/environment';
 import { DepreciationModule } from './depreciation/depreciation.module';
 import { HealthModule } from './health/health.module';
+import { PageModule } from './page/page.module';
 import { DailyLimitGuard } from './rate-limit/daily-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 
@@ -21,6 +22,7 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
     RateLimitModule,
     DepreciationModule,
     HealthModule,
+    PageModule,
   ],
   providers: [
     { provide: APP_GUARD, useClass: DailyLimitGuard },

@@ -1,5 +1,6 @@
 import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { answerClientErrorsWithJson } from './common/client-error.handler';
 import { Environment, nestLogLevels } from './config/environment';
 import { parseTrustProxy } from './config/trust-proxy';
 import { setupSwagger } from './swagger';
@@ -9,9 +10,9 @@ export const BODY_LIMIT_BYTES = 8 * 1024;
 
 /**
  * What the HTTP layer needs beyond AppModule: the JSON body parser and its limit, no
- * X-Powered-By or ETag, which proxies may name the client (TRUST_PROXY), the log level and the
- * docs. main.ts and the e2e tests both call it, on an application created with
- * `{ bodyParser: false }`, so tests run what production runs.
+ * X-Powered-By or ETag, which proxies may name the client (TRUST_PROXY), JSON answers even to
+ * requests Node cannot parse, the log level and the docs. main.ts and the e2e tests both call it,
+ * on an application created with `{ bodyParser: false }`, so tests run what production runs.
  */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   const config = app.get<ConfigService<Environment, true>>(ConfigService);
@@ -20,6 +21,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.set('etag', false);
   // Off unless configured: X-Forwarded-For from an untrusted peer must not change req.ip (the client).
   app.set('trust proxy', parseTrustProxy(config.get('TRUST_PROXY', { infer: true })) ?? false);
+  answerClientErrorsWithJson(app.getHttpServer());
   app.useBodyParser('json', { limit: BODY_LIMIT_BYTES, type: 'application/json' });
   setupSwagger(app, config.get('RATE_LIMIT_PER_DAY', { infer: true }));
   return app;

@@ -1,15 +1,16 @@
 import { resolve } from 'node:path';
 import { PROCESS_TEST_TIMEOUT_MS, RunningProcess } from './helpers/child-process';
-import { waitFor } from './helpers/free-port';
-import { depreciate, remaining, send } from './helpers/http-client';
+import { post, remaining } from './helpers/daily-limit';
+import { send } from './helpers/http';
 import { describeWithTools } from './helpers/system-tools';
+import { waitFor } from './helpers/wait';
 
 const LIMIT = 5;
 const SCRIPT = resolve(__dirname, '../scripts/cluster.js');
 
 describeWithTools(['redis-server', 'nginx'], 'npm run cluster: nginx, two instances, Redis', () => {
   let cluster: RunningProcess;
-  let url: string;
+  let port: number;
 
   beforeAll(async () => {
     cluster = RunningProcess.start(process.execPath, [SCRIPT], {
@@ -21,37 +22,34 @@ describeWithTools(['redis-server', 'nginx'], 'npm run cluster: nginx, two instan
         NO_COLOR: '1',
       },
     });
+    const ready = /ready at http:\/\/127\.0\.0\.1:(\d+)/;
     await waitFor(
       'the cluster to be ready',
-      async () => {
+      () => {
         if (cluster.hasExited) throw new Error(`cluster.js exited:\n${cluster.logs}`);
-        return Promise.resolve(/ready at http:\/\/127\.0\.0\.1:\d+/.test(cluster.logs));
+        return Promise.resolve(ready.test(cluster.logs));
       },
       20_000,
     );
-    url = /ready at (http:\/\/127\.0\.0\.1:\d+)/.exec(cluster.logs)![1];
+    port = Number(ready.exec(cluster.logs)![1]);
   }, PROCESS_TEST_TIMEOUT_MS);
 
   afterAll(() => cluster?.stop(8_000), PROCESS_TEST_TIMEOUT_MS);
 
-  it(
-    'shares one budget per client across the instances behind nginx, whatever it forwards',
-    async () => {
-      const answers = [];
-      for (let i = 0; i <= LIMIT; i++) {
-        // Forged X-Forwarded-For values: nginx appends the real address, the only hop trusted.
-        const headers = { 'x-forwarded-for': `198.51.100.${i}` };
-        answers.push(await depreciate(url, '127.0.0.51', { headers }));
-      }
-      // Round robin over two instances: only shared counters give one steady countdown.
-      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 429]);
-      expect(answers.slice(0, LIMIT).map(remaining)).toEqual([4, 3, 2, 1, 0]);
-      expect(remaining(await depreciate(url, '127.0.0.52'))).toBe(LIMIT - 1);
-      expect((await send(`${url}/health`)).body).toMatchObject({
-        status: 'ok',
-        dailyLimit: { store: 'redis', shared: true },
-      });
-    },
-    PROCESS_TEST_TIMEOUT_MS,
-  );
+  it('shares one budget per client across the instances behind nginx, whatever it forwards', async () => {
+    const answers = [];
+    for (let i = 0; i <= LIMIT; i++) {
+      // Forged X-Forwarded-For values: nginx appends the real address, the only hop trusted.
+      const headers = { 'x-forwarded-for': `198.51.100.${i}` };
+      answers.push(await post(port, '127.0.0.51', { headers }));
+    }
+    // Round robin over two instances: only shared counters give one steady countdown.
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(answers.slice(0, LIMIT).map(remaining)).toEqual([4, 3, 2, 1, 0]);
+    expect(remaining(await post(port, '127.0.0.52'))).toBe(LIMIT - 1);
+    expect((await send({ port, path: '/health' })).json).toMatchObject({
+      status: 'ok',
+      dailyLimit: { store: 'redis', shared: true },
+    });
+  });
 });

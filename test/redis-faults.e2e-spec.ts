@@ -1,9 +1,9 @@
 import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
-import { BuiltServer } from './helpers/built-server';
-import { waitFor } from './helpers/free-port';
-import { Answer, depreciate, remaining, send } from './helpers/http-client';
+import { health, post, remaining, TimedAnswer } from './helpers/daily-limit';
 import { RedisServer } from './helpers/redis-server';
+import { ServerProcess, startServer } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
+import { waitFor } from './helpers/wait';
 
 const LIMIT = 20;
 /** Generous: a request in fallback takes a few ms; a slow Redis costs at most its 200 ms timeout. */
@@ -14,26 +14,25 @@ const countLines = (logs: string, text: string) =>
 
 describeWithTools(['redis-server'], 'Redis faults under two built instances', () => {
   let redis: RedisServer;
-  let a: BuiltServer;
-  let b: BuiltServer;
+  let a: ServerProcess;
+  let b: ServerProcess;
 
   const startInstance = () =>
-    BuiltServer.start({
-      env: {
-        RATE_LIMIT_STORE: 'redis',
-        REDIS_URL: redis.url,
-        RATE_LIMIT_PER_DAY: String(LIMIT),
-        LOG_LEVEL: 'info', // the return to shared counting is logged at info
-      },
+    startServer({
+      RATE_LIMIT_STORE: 'redis',
+      REDIS_URL: redis.url,
+      RATE_LIMIT_PER_DAY: String(LIMIT),
+      LOG_LEVEL: 'info', // the return to shared counting is logged at info
+      NO_COLOR: '1',
     });
-  const health = async (server: BuiltServer) => (await send(`${server.url}/health`)).body;
-  const isShared = async (server: BuiltServer) =>
-    ((await health(server)) as { status: string }).status === 'ok';
+  const isShared = async (server: ServerProcess) =>
+    ((await health(server.port)) as { status: string }).status === 'ok';
+  const bothShared = async () => (await Promise.all([isShared(a), isShared(b)])).every(Boolean);
 
   /** `count` requests alternating between a and b from `from`: every answer 2xx/4xx, and fast. */
-  async function alternate(count: number, from: string): Promise<Answer[]> {
-    const answers: Answer[] = [];
-    for (let i = 0; i < count; i++) answers.push(await depreciate((i % 2 ? b : a).url, from));
+  async function alternate(count: number, from: string): Promise<TimedAnswer[]> {
+    const answers: TimedAnswer[] = [];
+    for (let i = 0; i < count; i++) answers.push(await post((i % 2 ? b : a).port, from));
     for (const answer of answers) {
       expect(answer.status).toBeLessThan(500);
       expect(answer.ms).toBeLessThan(MAX_LATENCY_MS);
@@ -49,7 +48,7 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
     await redis?.stop();
-  });
+  }, PROCESS_TEST_TIMEOUT_MS);
 
   it(
     'keeps answering when Redis dies, says so once, and shares again when it is back',
@@ -58,10 +57,10 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
 
       await redis.kill();
       const during = await alternate(2 * LIMIT, '127.0.0.22');
-      // Each instance counts alone now: its own budget for the client, and then 429, never 5xx.
+      // Each instance counts alone now: its own budget for the client, never a 5xx.
       expect(during.filter((answer) => answer.status === 200)).toHaveLength(2 * LIMIT);
       for (const server of [a, b]) {
-        expect(await health(server)).toEqual({
+        expect(await health(server.port)).toEqual({
           status: 'degraded',
           dailyLimit: {
             store: 'redis',
@@ -70,17 +69,15 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
             since: expect.any(String),
           },
         });
-        expect(countLines(server.logs, 'unavailable')).toBe(1);
+        expect(countLines(server.output(), 'unavailable')).toBe(1);
       }
 
       await redis.restart();
-      await waitFor('both instances to share counters again', async () =>
-        (await Promise.all([isShared(a), isShared(b)])).every(Boolean),
-      );
+      await waitFor('both instances to share counters again', bothShared);
       expect((await alternate(4, '127.0.0.23')).map(remaining)).toEqual([19, 18, 17, 16]);
       for (const server of [a, b]) {
-        expect(countLines(server.logs, 'unavailable')).toBe(1);
-        expect(countLines(server.logs, 'Daily counters shared in Redis')).toBe(2);
+        expect(countLines(server.output(), 'unavailable')).toBe(1);
+        expect(countLines(server.output(), 'Daily counters shared in Redis')).toBe(2);
       }
     },
     PROCESS_TEST_TIMEOUT_MS,
@@ -97,13 +94,12 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
       } finally {
         redis.resume();
       }
-      // No reconnection happens (the connection stayed open): the next requests probe Redis.
+      // The connection stayed open (no reconnection to announce it): the next requests probe Redis.
       await waitFor('both instances to share counters again', async () => {
         await alternate(2, '127.0.0.25');
-        return (await Promise.all([isShared(a), isShared(b)])).every(Boolean);
+        return bothShared();
       });
-      const shared = (await alternate(2, '127.0.0.26')).map(remaining);
-      expect(shared).toEqual([19, 18]);
+      expect((await alternate(2, '127.0.0.26')).map(remaining)).toEqual([19, 18]);
     },
     PROCESS_TEST_TIMEOUT_MS,
   );
@@ -114,9 +110,9 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
       await redis.kill();
       const lonely = await startInstance();
       try {
-        expect(await health(lonely)).toMatchObject({ status: 'degraded' });
-        expect((await depreciate(lonely.url, '127.0.0.27')).status).toBe(200);
-        expect(lonely.logs).toContain('unavailable at start-up');
+        expect(await health(lonely.port)).toMatchObject({ status: 'degraded' });
+        expect((await post(lonely.port, '127.0.0.27')).status).toBe(200);
+        expect(lonely.output()).toContain('unavailable at start-up');
         await redis.restart();
         await waitFor('the instance to share counters', () => isShared(lonely));
       } finally {

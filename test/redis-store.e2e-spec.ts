@@ -1,8 +1,8 @@
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
 import Redis from 'ioredis';
-import { BuiltServer } from './helpers/built-server';
-import { depreciate, remaining, send } from './helpers/http-client';
+import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
+import { health, post, remaining } from './helpers/daily-limit';
 import { RedisServer } from './helpers/redis-server';
+import { ServerProcess, startServer } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
 
 const LIMIT = 20;
@@ -11,115 +11,89 @@ const todayKey = (client: string) =>
 
 describeWithTools(['redis-server'], 'Daily counters shared in Redis by two built instances', () => {
   let redis: RedisServer;
-  let servers: BuiltServer[];
-  let a: BuiltServer;
-  let b: BuiltServer;
+  const servers: ServerProcess[] = [];
+  let a: ServerProcess;
+  let b: ServerProcess;
 
-  const startInstance = () =>
-    BuiltServer.start({
-      env: { RATE_LIMIT_STORE: 'redis', REDIS_URL: redis.url, RATE_LIMIT_PER_DAY: String(LIMIT) },
-    });
+  const startInstance = async () => {
+    const env = { RATE_LIMIT_STORE: 'redis', REDIS_URL: redis.url, RATE_LIMIT_PER_DAY: `${LIMIT}` };
+    const server = await startServer(env);
+    servers.push(server);
+    return server;
+  };
 
   beforeAll(async () => {
     redis = await RedisServer.start();
-    servers = await Promise.all([startInstance(), startInstance()]);
-    [a, b] = servers;
+    [a, b] = await Promise.all([startInstance(), startInstance()]);
   }, PROCESS_TEST_TIMEOUT_MS);
 
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.stop()));
     await redis?.stop();
+  }, PROCESS_TEST_TIMEOUT_MS);
+
+  it('shares one budget between requests alternating between the instances', async () => {
+    const seen: number[] = [];
+    for (let i = 0; i < LIMIT; i++) {
+      const answer = await post((i % 2 ? b : a).port, '127.0.0.11');
+      expect(answer.status).toBe(200);
+      seen.push(remaining(answer));
+    }
+    expect(seen).toEqual(Array.from({ length: LIMIT }, (_, i) => LIMIT - 1 - i));
+    for (const server of [a, b]) {
+      const refused = await post(server.port, '127.0.0.11');
+      expect(refused.status).toBe(429);
+      expect(refused.json).toEqual({
+        statusCode: 429,
+        message: `Rate limit exceeded. Maximum ${LIMIT} requests per 24 hours.`,
+      });
+    }
   });
 
-  it(
-    'shares one budget between requests alternating between the instances',
-    async () => {
-      const seen: number[] = [];
-      for (let i = 0; i < LIMIT; i++) {
-        const answer = await depreciate((i % 2 ? b : a).url, '127.0.0.11');
-        expect(answer.status).toBe(200);
-        seen.push(remaining(answer));
-      }
-      expect(seen).toEqual(Array.from({ length: LIMIT }, (_, i) => LIMIT - 1 - i));
-      for (const server of [a, b]) {
-        const refused = await depreciate(server.url, '127.0.0.11');
-        expect(refused.status).toBe(429);
-        expect(refused.body).toEqual({
-          statusCode: 429,
-          message: `Rate limit exceeded. Maximum ${LIMIT} requests per 24 hours.`,
-        });
-      }
-    },
-    PROCESS_TEST_TIMEOUT_MS,
-  );
+  it('lets exactly the limit through a concurrent burst of three times the limit at both', async () => {
+    const burst = Array.from({ length: 3 * LIMIT }, (_, i) =>
+      post((i % 2 ? b : a).port, '127.0.0.12'),
+    );
+    const statuses = (await Promise.all(burst)).map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(LIMIT);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(2 * LIMIT);
+  });
 
-  it(
-    'lets exactly the limit through a concurrent burst of three times the limit at both',
-    async () => {
-      const burst = Array.from({ length: 3 * LIMIT }, (_, i) =>
-        depreciate((i % 2 ? b : a).url, '127.0.0.12'),
-      );
-      const statuses = (await Promise.all(burst)).map((answer) => answer.status);
-      expect(statuses.filter((status) => status === 200)).toHaveLength(LIMIT);
-      expect(statuses.filter((status) => status === 429)).toHaveLength(2 * LIMIT);
-    },
-    PROCESS_TEST_TIMEOUT_MS,
-  );
-
-  it(
-    'keys a client by its UTC date and lets the key expire after the next midnight UTC',
-    async () => {
-      const client = new Redis(redis.url);
-      try {
-        const key = todayKey('127.0.0.11');
-        const [count, ttlMs] = await Promise.all([client.get(key), client.pttl(key)]);
-        const expiresAt = Date.now() + ttlMs;
-        const nextMidnight = Math.ceil(Date.now() / 86_400_000) * 86_400_000;
-        expect(Number(count)).toBe(LIMIT + 2);
-        // 60 s of grace past midnight; the instance rounds its seconds to midnight up (< 1 s more).
-        expect(expiresAt).toBeGreaterThanOrEqual(nextMidnight + 60_000 - 50);
-        expect(expiresAt).toBeLessThan(nextMidnight + 61_000 + 50);
-      } finally {
-        client.disconnect();
-      }
-    },
-    PROCESS_TEST_TIMEOUT_MS,
-  );
+  it('keys a client by its UTC date and lets the key expire after the next midnight UTC', async () => {
+    const client = new Redis(redis.url);
+    try {
+      const key = todayKey('127.0.0.11');
+      const [count, ttlMs] = await Promise.all([client.get(key), client.pttl(key)]);
+      const expiresAt = Date.now() + ttlMs;
+      const nextMidnight = Math.ceil(Date.now() / 86_400_000) * 86_400_000;
+      expect(Number(count)).toBe(LIMIT + 2);
+      // 60 s of grace past midnight; the instance rounds its seconds to midnight up (< 1 s more).
+      expect(expiresAt).toBeGreaterThanOrEqual(nextMidnight + 60_000 - 50);
+      expect(expiresAt).toBeLessThan(nextMidnight + 61_000 + 50);
+    } finally {
+      client.disconnect();
+    }
+  });
 
   it(
     "keeps a client's count when an instance restarts",
     async () => {
-      for (let i = 0; i < 5; i++) await depreciate(a.url, '127.0.0.13');
+      for (let i = 0; i < 5; i++) await post(a.port, '127.0.0.13');
       await a.stop();
       a = await startInstance();
-      servers.push(a);
-      const answer = await depreciate(a.url, '127.0.0.13');
+      const answer = await post(a.port, '127.0.0.13');
       expect(answer.status).toBe(200);
       expect(remaining(answer)).toBe(LIMIT - 6);
     },
     PROCESS_TEST_TIMEOUT_MS,
   );
 
-  it(
-    'reports shared counting in GET /health, which is not counted',
-    async () => {
-      const before = remaining(await depreciate(b.url, '127.0.0.14'));
-      for (let i = 0; i < 3; i++) {
-        const health = await send(`${b.url}/health`, { from: '127.0.0.14' });
-        expect(health.status).toBe(200);
-        expect(health.headers['x-ratelimit-remaining']).toBeUndefined();
-        expect(health.body).toEqual({
-          status: 'ok',
-          dailyLimit: {
-            store: 'redis',
-            counting: 'redis',
-            shared: true,
-            since: expect.any(String),
-          },
-        });
-      }
-      expect(remaining(await depreciate(a.url, '127.0.0.14'))).toBe(before - 1);
-    },
-    PROCESS_TEST_TIMEOUT_MS,
-  );
+  it('reports shared counting in GET /health, which is not counted', async () => {
+    const before = remaining(await post(b.port, '127.0.0.14'));
+    expect(await health(b.port)).toEqual({
+      status: 'ok',
+      dailyLimit: { store: 'redis', counting: 'redis', shared: true, since: expect.any(String) },
+    });
+    expect(remaining(await post(a.port, '127.0.0.14'))).toBe(before - 1);
+  });
 });

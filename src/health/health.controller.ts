@@ -1,20 +1,26 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { DailyLimitStorage } from '../rate-limit/daily-limit.storage';
-import { SkipDailyLimit } from '../rate-limit/skip-daily-limit.decorator';
-import { HealthResponseDto } from './health-response.dto';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { SkipThrottle } from '@nestjs/throttler';
+import { DailyLimitState, DailyLimitStorage } from '../rate-limit/daily-limit.storage';
 
-/** Whether the instance serves, and where its daily counters are. Not counted against the limit. */
-@ApiTags('health')
-@SkipDailyLimit()
+export interface HealthResponse {
+  /** `degraded`: serving, but counting in memory because Redis is unavailable. */
+  status: 'ok' | 'degraded';
+  dailyLimit: DailyLimitState;
+}
+
+/**
+ * Whether the instance serves, and where its daily counters are. For operators and load
+ * balancers, so not counted against the limit and not part of the public API document.
+ */
+@ApiExcludeController()
+@SkipThrottle()
 @Controller('health')
 export class HealthController {
   constructor(private readonly storage: DailyLimitStorage) {}
 
   @Get()
-  @ApiOperation({ summary: 'Health of this instance and of its daily counters (not counted)' })
-  @ApiOkResponse({ type: HealthResponseDto })
-  check(): HealthResponseDto {
+  check(): HealthResponse {
     const dailyLimit = this.storage.state();
     const degraded = dailyLimit.store === 'redis' && !dailyLimit.shared;
     return { status: degraded ? 'degraded' : 'ok', dailyLimit };

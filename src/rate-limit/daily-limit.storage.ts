@@ -16,21 +16,31 @@ export interface DailyLimitState {
 }
 
 /**
- * The token of the daily counters. A ThrottlerStorage whose window is the UTC calendar day, whatever
- * `ttl` the throttler passes: `increment()` counts one hit for `key` today and answers, in seconds,
- * the time to the next 00:00 UTC (`timeToExpire`, and `timeToBlockExpire` once over `limit`).
- * Tests replace it with `overrideProvider(DailyLimitStorage)`. `increment()` never rejects for a
- * store's own failure: a request must not get a 5xx because a counter is unavailable.
+ * The token of the daily counters: a ThrottlerStorage whose window is the UTC calendar day, whatever
+ * `ttl` the throttler passes. Times in the record are seconds to the next 00:00 UTC
+ * (`timeToExpire`, and `timeToBlockExpire` once over `limit`).
+ * Tests replace it with `overrideProvider(DailyLimitStorage)`. A store's own failure never rejects
+ * a hit: a request must not get a 5xx because a counter is unavailable.
  */
 export abstract class DailyLimitStorage implements ThrottlerStorage {
-  abstract increment(
-    key: string,
-    ttl: number,
-    limit: number,
-    blockDuration: number,
-    throttlerName: string,
-  ): Promise<DailyLimitRecord>;
+  /**
+   * Counts one hit for `key` today. A storage that can answer at once returns the record itself,
+   * sparing the hot path a promise; one that asks a server returns a promise.
+   */
+  abstract hit(key: string, limit: number): DailyLimitRecord | Promise<DailyLimitRecord>;
 
+  /** The ThrottlerStorage contract; `ttl` and `blockDuration` are ignored (the window is the day). */
+  increment(
+    key: string,
+    _ttl: number,
+    limit: number,
+    _blockDuration?: number,
+    _throttlerName?: string,
+  ): Promise<DailyLimitRecord> {
+    return Promise.resolve(this.hit(key, limit));
+  }
+
+  /** Where this store counts now (GET /health). */
   abstract state(): DailyLimitState;
 }
 

@@ -1,7 +1,7 @@
 import { Clock } from '../common/clock';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 
-class SetClock extends Clock {
+class ManualClock extends Clock {
   constructor(public iso: string) {
     super();
   }
@@ -12,20 +12,46 @@ class SetClock extends Clock {
 }
 
 describe('MemoryDailyLimitStorage', () => {
-  const clock = new SetClock('2026-12-31T23:59:58.500Z');
-  const storage = new MemoryDailyLimitStorage(clock);
+  let clock: ManualClock;
+  let storage: MemoryDailyLimitStorage;
+  const hit = (key = 'a', limit = 3) =>
+    storage.increment(key, 86_400_000, limit, 86_400_000, 'daily');
 
-  it('counts a client for the UTC day and frees yesterday at midnight', () => {
-    expect([1, 2, 3].map(() => storage.hit('203.0.113.1', 2))).toEqual([
-      { totalHits: 1, timeToExpire: 2, isBlocked: false, timeToBlockExpire: 0 },
-      { totalHits: 2, timeToExpire: 2, isBlocked: false, timeToBlockExpire: 0 },
-      { totalHits: 3, timeToExpire: 2, isBlocked: true, timeToBlockExpire: 2 },
-    ]);
-    storage.hit('203.0.113.2', 2);
-    expect(storage.trackedClients).toBe(2);
+  beforeEach(() => {
+    clock = new ManualClock('2026-11-21T12:00:00.000Z');
+    storage = new MemoryDailyLimitStorage(clock);
+  });
 
-    clock.iso = '2027-01-01T00:00:00.000Z';
-    expect(storage.hit('203.0.113.1', 2)).toEqual({
+  it('counts hits per key and blocks past the limit until midnight UTC', async () => {
+    await expect(hit()).resolves.toEqual({
+      totalHits: 1,
+      timeToExpire: 43_200,
+      isBlocked: false,
+      timeToBlockExpire: 0,
+    });
+    await hit();
+    await expect(hit()).resolves.toMatchObject({ totalHits: 3, isBlocked: false });
+    await expect(hit()).resolves.toEqual({
+      totalHits: 4,
+      timeToExpire: 43_200,
+      isBlocked: true,
+      timeToBlockExpire: 43_200,
+    });
+    await expect(hit('b')).resolves.toMatchObject({ totalHits: 1, isBlocked: false });
+  });
+
+  it('passes exactly `limit` of a burst of concurrent hits', async () => {
+    const records = await Promise.all(Array.from({ length: 300 }, () => hit('burst', 100)));
+    expect(records.filter((r) => !r.isBlocked)).toHaveLength(100);
+  });
+
+  it('starts every counter again at 00:00:00.000 UTC and drops yesterday', async () => {
+    for (let i = 0; i < 5; i++) await hit();
+    await hit('other');
+    clock.iso = '2026-11-21T23:59:59.999Z';
+    await expect(hit()).resolves.toMatchObject({ totalHits: 6, isBlocked: true, timeToExpire: 1 });
+    clock.iso = '2026-11-22T00:00:00.000Z';
+    await expect(hit()).resolves.toEqual({
       totalHits: 1,
       timeToExpire: 86_400,
       isBlocked: false,
@@ -34,10 +60,15 @@ describe('MemoryDailyLimitStorage', () => {
     expect(storage.trackedClients).toBe(1);
   });
 
+  it('ignores the ttl it is given: the window is the UTC day', async () => {
+    const record = await storage.increment('k', 1_000, 1, 1_000, 'daily');
+    expect(record.timeToExpire).toBe(43_200);
+  });
+
   it('raises a count to a total known from elsewhere, never lowers it', () => {
-    expect(storage.hit('203.0.113.3', 10, 7).totalHits).toBe(7);
-    expect(storage.hit('203.0.113.3', 10, 2).totalHits).toBe(8);
-    expect(storage.hit('203.0.113.3', 10).totalHits).toBe(9);
+    expect(storage.hit('shared', 10, 7).totalHits).toBe(7);
+    expect(storage.hit('shared', 10, 2).totalHits).toBe(8);
+    expect(storage.hit('shared', 10).totalHits).toBe(9);
   });
 
   it('reports an unshared memory store', () => {

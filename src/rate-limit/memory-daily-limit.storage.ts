@@ -22,10 +22,6 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     super();
   }
 
-  increment(key: string, _ttl: number, limit: number): Promise<DailyLimitRecord> {
-    return Promise.resolve(this.hit(key, limit));
-  }
-
   /**
    * Counts one hit now and answers at once. `atLeast` raises the count to a total known from
    * elsewhere (the Redis store passes the shared count), so that if this Map has to take over, it

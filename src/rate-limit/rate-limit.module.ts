@@ -10,7 +10,6 @@ import { DAY_MS } from './daily-window';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 import { createRedisClient, redisAddress } from './redis-client';
 import { RedisDailyLimitStorage } from './redis-daily-limit.storage';
-import { DAILY_THROTTLER } from './skip-daily-limit.decorator';
 
 /** The store RATE_LIMIT_STORE names; the memory store doubles as Redis's fallback. */
 function dailyLimitStorage(
@@ -49,13 +48,8 @@ export const RateLimitModule = ThrottlerModule.forRootAsync({
   imports: [DailyLimitStorageModule],
   inject: [ConfigService, DailyLimitStorage],
   useFactory: (config: ConfigService<Environment, true>, storage: DailyLimitStorage) => ({
-    throttlers: [
-      {
-        name: DAILY_THROTTLER,
-        limit: config.get('RATE_LIMIT_PER_DAY', { infer: true }),
-        ttl: DAY_MS,
-      },
-    ],
+    // Unnamed ('default'), so a plain `@SkipThrottle()` frees a route, as teams expect.
+    throttlers: [{ limit: config.get('RATE_LIMIT_PER_DAY', { infer: true }), ttl: DAY_MS }],
     storage,
     getTracker: (request: Record<string, unknown>) => clientKey(request as unknown as Request),
     generateKey: (_context: unknown, tracker: string) => tracker,

@@ -3,7 +3,7 @@ import { LoggerService } from '@nestjs/common';
 import Redis from 'ioredis';
 import { RedisServer } from '../../test/helpers/redis-server';
 import { describeWithTools } from '../../test/helpers/system-tools';
-import { waitFor } from '../../test/helpers/free-port';
+import { waitFor } from '../../test/helpers/wait';
 import { Clock } from '../common/clock';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 import { createRedisClient } from './redis-client';
@@ -74,7 +74,7 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-serv
 
   it('counts in Redis, with the seconds to midnight UTC, and blocks past the limit', async () => {
     const records = [];
-    for (let i = 0; i < 3; i++) records.push(await storage.increment('198.51.100.1', 0, 2));
+    for (let i = 0; i < 3; i++) records.push(await storage.hit('198.51.100.1', 2));
     expect(records).toEqual([
       { totalHits: 1, timeToExpire: 60, isBlocked: false, timeToBlockExpire: 0 },
       { totalHits: 2, timeToExpire: 60, isBlocked: false, timeToBlockExpire: 0 },
@@ -94,18 +94,18 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-serv
   });
 
   it('starts a new key on a new UTC day', async () => {
-    await storage.increment('198.51.100.2', 0, 5);
+    await storage.hit('198.51.100.2', 5);
     clock.iso = '2026-11-22T00:00:00.000Z';
-    const record = await storage.increment('198.51.100.2', 0, 5);
+    const record = await storage.hit('198.51.100.2', 5);
     expect(record).toMatchObject({ totalHits: 1, timeToExpire: 86_400 });
     expect(await inspect.keys('depreciation:daily:*')).toHaveLength(2);
   });
 
   it('falls back to memory from the last shared count, logs once, and returns', async () => {
-    for (let i = 0; i < 3; i++) await storage.increment('198.51.100.3', 0, 5);
+    for (let i = 0; i < 3; i++) await storage.hit('198.51.100.3', 5);
     await server.kill();
     const during = [];
-    for (let i = 0; i < 4; i++) during.push(await storage.increment('198.51.100.3', 0, 5));
+    for (let i = 0; i < 4; i++) during.push(await storage.hit('198.51.100.3', 5));
     expect(during.map((record) => [record.totalHits, record.isBlocked])).toEqual([
       [4, false],
       [5, false],
@@ -119,10 +119,10 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-serv
       Promise.resolve(storage.state().shared),
     );
     // Redis restarted empty; this instance still remembers 7 hits.
-    expect(await storage.increment('198.51.100.3', 0, 5)).toMatchObject({
+    expect(await storage.hit('198.51.100.3', 5)).toMatchObject({
       totalHits: 8,
     });
-    expect(await storage.increment('198.51.100.4', 0, 5)).toMatchObject({
+    expect(await storage.hit('198.51.100.4', 5)).toMatchObject({
       totalHits: 1,
     });
     expect(logger.lines).toEqual([

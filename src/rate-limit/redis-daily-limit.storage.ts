@@ -57,7 +57,7 @@ export class RedisDailyLimitStorage
     redis.on('error', (error: Error) => (this.lastError = error.message || error.name));
   }
 
-  async increment(key: string, _ttl: number, limit: number): Promise<DailyLimitRecord> {
+  async hit(key: string, limit: number): Promise<DailyLimitRecord> {
     const now = this.clock.now().getTime();
     if (this.mayTryRedis()) {
       const failures = this.failures;

@@ -1,8 +1,7 @@
 import { SkipThrottle } from '@nestjs/throttler';
 
-/** The throttler's name in RateLimitModule; `@SkipThrottle()` alone would skip only 'default'. */
-export const DAILY_THROTTLER = 'daily';
-
-/** Marks a controller or route as not counted against the daily limit (health, docs, pages). */
-export const SkipDailyLimit = (): MethodDecorator & ClassDecorator =>
-  SkipThrottle({ [DAILY_THROTTLER]: true });
+/**
+ * Marks a controller or route as not counted against the daily limit. RateLimitModule's one
+ * throttler is unnamed ('default'), so this is plain `@SkipThrottle()` under a name that says why.
+ */
+export const SkipDailyLimit = (): ClassDecorator & MethodDecorator => SkipThrottle();

@@ -1,62 +1,75 @@
+import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { RunningProcess } from './child-process';
-import { freePort, waitFor } from './free-port';
-import { send } from './http-client';
+import { AddressInfo, connect, createServer } from 'node:net';
+import { join } from 'node:path';
 
-const MAIN = resolve(__dirname, '../../dist/main.js');
+const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
 
-export interface BuiltServerOptions {
-  /** Environment variables beyond the defaults (HOST 127.0.0.1, a free PORT, LOG_LEVEL warn). */
-  env?: Record<string, string>;
-  /** Runs it under Debian's faketime with this start time (`@2026-12-31 23:59:55`: the clock runs on). */
-  faketime?: string;
+/** The built server (`node dist/main.js`) running as a child process on a loopback port. */
+export interface BuiltServer {
+  url: string;
+  port: number;
+  process: ChildProcess;
+  /** What the process printed so far (stdout and stderr), for failure messages. */
+  output(): string;
+  stop(): Promise<void>;
 }
 
-/**
- * The built server (`node dist/main.js`, as `npm start` runs it) as a separate process on
- * loopback. `npm test` builds first (pretest), so this runs what ships.
- */
-export class BuiltServer {
-  private constructor(
-    readonly url: string,
-    private readonly child: RunningProcess,
-  ) {}
+/** A port that was free a moment ago on 127.0.0.1. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
 
-  static async start(options: BuiltServerOptions = {}): Promise<BuiltServer> {
-    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build first`);
-    const port = await freePort();
-    const env = {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      TZ: 'UTC',
-      NO_COLOR: '1',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      ...options.env,
-    };
-    const [command, args] = options.faketime
-      ? ['faketime', ['-f', options.faketime, 'node', MAIN]]
-      : ['node', [MAIN]];
-    const child = RunningProcess.start(command, args, { env });
-    const server = new BuiltServer(`http://127.0.0.1:${port}`, child);
-    await waitFor(`the built server on port ${port}`, async () => {
-      if (child.hasExited) throw new Error(`The built server exited:\n${child.logs}`);
-      return send(`${server.url}/health`).then(
-        (answer) => answer.status === 200,
-        () => false,
-      );
+const accepts = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.end();
+      resolve(true);
     });
-    return server;
-  }
+    socket.once('error', () => resolve(false));
+  });
 
-  /** What the server logged (stdout and stderr). */
-  get logs(): string {
-    return this.child.logs;
-  }
+/**
+ * Starts the built server with `env` on top of this process's environment, on 127.0.0.1 and a
+ * free port, and resolves once it accepts connections (Nest listens only after its init). Needs
+ * `npm run build` first (`npm test` runs it as the pretest script).
+ */
+export async function startBuiltServer(
+  env: Record<string, string> = {},
+  timeoutMs = 15_000,
+): Promise<BuiltServer> {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build first`);
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let printed = '';
+  child.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
-  /** Stops it as an orchestrator would (SIGTERM: the app closes, then the process exits). */
-  stop(): Promise<void> {
-    return this.child.stop();
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(killer);
+  };
+
+  const deadline = Date.now() + timeoutMs;
+  while (!(await accepts(port))) {
+    if (child.exitCode !== null) throw new Error(`The server exited early:\n${printed}`);
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`The server did not listen within ${timeoutMs} ms:\n${printed}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  return { url: `http://127.0.0.1:${port}`, port, process: child, output: () => printed, stop };
 }

@@ -5,13 +5,10 @@ import { once } from 'node:events';
 export const PROCESS_TEST_TIMEOUT_MS = 30_000;
 
 const running = new Set<RunningProcess>();
-// If a test run dies half-way, leave no server behind.
+// If a test run dies half-way, leave no program behind.
 process.on('exit', () => running.forEach((child) => child.signal('SIGKILL')));
 
-/**
- * A program a test started, in its own process group, so that stopping it also stops what it
- * started (faketime runs the server as its child). Keeps its output for assertions and errors.
- */
+/** A program a test started (redis-server, the cluster script), with its output kept. */
 export class RunningProcess {
   private output = '';
   private readonly exited: Promise<void>;
@@ -26,8 +23,8 @@ export class RunningProcess {
   }
 
   static start(command: string, args: string[], options: SpawnOptions = {}): RunningProcess {
-    const child = spawn(command, args, { ...options, detached: true, stdio: 'pipe' });
-    child.on('error', () => undefined); // reported by hasExited/the caller's wait
+    const child = spawn(command, args, { ...options, stdio: 'pipe' });
+    child.on('error', () => undefined); // a missing program shows as an early exit
     return new RunningProcess(child);
   }
 
@@ -40,14 +37,8 @@ export class RunningProcess {
     return this.child.exitCode !== null || this.child.signalCode !== null;
   }
 
-  /** Sends `signal` to the whole process group. */
   signal(signal: NodeJS.Signals): void {
-    if (this.hasExited || this.child.pid === undefined) return;
-    try {
-      process.kill(-this.child.pid, signal);
-    } catch {
-      // Already gone.
-    }
+    if (!this.hasExited) this.child.kill(signal);
   }
 
   /** Stops it (SIGTERM, then SIGKILL after `graceMs`) and waits for it to exit. */
@@ -61,6 +52,7 @@ export class RunningProcess {
 
   /** Kills it at once, as a crash would. */
   async kill(): Promise<void> {
+    if (this.hasExited) return;
     this.signal('SIGKILL');
     await this.exited;
   }

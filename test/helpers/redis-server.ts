@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { RunningProcess } from './child-process';
-import { freePort, waitFor } from './free-port';
+import { freePort } from './server-process';
+import { waitFor } from './wait';
 
 /** Whether something on 127.0.0.1:port answers a Redis PING. */
 function answersPing(port: number): Promise<boolean> {

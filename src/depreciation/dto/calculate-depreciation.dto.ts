@@ -1,17 +1,42 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsNumber, IsPositive, Max, Min, ValidateIf } from 'class-validator';
+import { ValidationPrecheck } from '../../common/validation-precheck';
 import { VEHICLE_TYPES, VehicleType } from '../vehicle-type';
 
 export const MIN_PURCHASE_YEAR = 1900;
 export const MAX_PURCHASE_PRICE = 10_000_000;
 
 const finite = { allowNaN: false, allowInfinity: false };
+const FIELDS = new Set(['purchaseYear', 'purchasePrice', 'vehicleType', 'currentMileage']);
+const TYPES = new Set<unknown>(VEHICLE_TYPES);
+
+const isFiniteNumber = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isFinite(value);
+
+/**
+ * The rules below, written out by hand for the hot path (see ValidationPrecheck); the property
+ * test in calculate-depreciation.dto.spec.ts holds it to the decorators.
+ */
+export function isValidDepreciationBody(body: Record<string, unknown>): boolean {
+  for (const key in body) if (!FIELDS.has(key)) return false;
+  const { purchaseYear, purchasePrice, vehicleType, currentMileage } = body;
+  return (
+    Number.isInteger(purchaseYear) &&
+    (purchaseYear as number) >= MIN_PURCHASE_YEAR &&
+    isFiniteNumber(purchasePrice) &&
+    purchasePrice > 0 &&
+    purchasePrice <= MAX_PURCHASE_PRICE &&
+    TYPES.has(vehicleType) &&
+    (currentMileage === undefined || (isFiniteNumber(currentMileage) && currentMileage >= 0))
+  );
+}
 
 /**
  * The request body of SPEC.md §2.1. Types are strict JSON types (no coercion), unknown fields are
  * refused by the global ValidationPipe, and the upper bound of purchaseYear (the current UTC year)
  * is checked by DepreciationService, which owns the clock.
  */
+@ValidationPrecheck(isValidDepreciationBody)
 export class CalculateDepreciationDto {
   @ApiProperty({
     description: 'Year of purchase: an integer from 1900 up to the current UTC year.',

@@ -1,0 +1,57 @@
+import {
+  BadRequestException,
+  HttpException,
+  NotFoundException,
+  ServiceUnavailableException,
+} from '@nestjs/common';
+import { ThrottlerException } from '@nestjs/throttler';
+import { toErrorBody } from './error-body';
+
+const httpError = (status: number, type: string) =>
+  Object.assign(new Error(type), { status, type });
+
+describe('toErrorBody', () => {
+  it.each([
+    [new BadRequestException('Unexpected token } in JSON'), 400, 'Invalid input parameters'],
+    [new BadRequestException({ any: 'object' }), 400, 'Invalid input parameters'],
+    [new NotFoundException('Cannot GET /x'), 404, 'Cannot GET /x'],
+    [
+      new ThrottlerException('Rate limit exceeded. Maximum 7 requests per 24 hours.'),
+      429,
+      'Rate limit exceeded. Maximum 7 requests per 24 hours.',
+    ],
+    [new HttpException('I am a teapot', 418), 418, 'I am a teapot'],
+    [new ServiceUnavailableException('Store down'), 503, 'Store down'],
+    [new HttpException('secret detail', 500), 500, 'Internal server error'],
+  ])('maps %p to %p with its message', (exception, statusCode, message) => {
+    expect(toErrorBody(exception)).toMatchObject({ statusCode, message });
+  });
+
+  it.each([
+    [httpError(413, 'entity.too.large'), 413, 'Request body too large'],
+    [httpError(415, 'charset.unsupported'), 415, 'Content-Type must be application/json'],
+    [httpError(400, 'request.aborted'), 400, 'Invalid input parameters'],
+    [httpError(431, 'whatever'), 431, 'Request Header Fields Too Large'],
+  ])("maps body-parser's %p to %p", (exception, statusCode, message) => {
+    expect(toErrorBody(exception)).toEqual({ statusCode, message, expected: true });
+  });
+
+  it.each([
+    [new Error('database password is hunter2')],
+    [new TypeError('x is undefined')],
+    [Object.assign(new Error('stream.encoding.set'), { status: 500 })],
+    ['a thrown string'],
+    [undefined],
+  ])('answers %p with the generic 500 and marks it for the log', (exception) => {
+    expect(toErrorBody(exception)).toEqual({
+      statusCode: 500,
+      message: 'Internal server error',
+      expected: false,
+    });
+  });
+
+  it('marks deliberate 5xx HttpExceptions for the log too', () => {
+    expect(toErrorBody(new ServiceUnavailableException()).expected).toBe(false);
+    expect(toErrorBody(new NotFoundException()).expected).toBe(true);
+  });
+});

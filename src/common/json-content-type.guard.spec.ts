@@ -1,0 +1,28 @@
+import { ExecutionContext, UnsupportedMediaTypeException } from '@nestjs/common';
+import { isJsonContentType, JsonContentTypeGuard } from './json-content-type.guard';
+
+describe('JSON content type', () => {
+  it.each([
+    ['application/json', true],
+    ['application/json; charset=utf-8', true],
+    ['Application/JSON;charset=UTF-8', true],
+    [' application/json ', true],
+    ['text/plain', false],
+    ['application/x-www-form-urlencoded', false],
+    ['application/jsonp', false],
+    ['application/vnd.api+json', false],
+    ['', false],
+    [undefined, false],
+  ])('%p is JSON: %p', (header, expected) => {
+    expect(isJsonContentType(header)).toBe(expected);
+  });
+
+  it('refuses other types with 415 and the contract message', () => {
+    const context = {
+      switchToHttp: () => ({ getRequest: () => ({ headers: { 'content-type': 'text/plain' } }) }),
+    } as unknown as ExecutionContext;
+    expect(() => new JsonContentTypeGuard().canActivate(context)).toThrow(
+      new UnsupportedMediaTypeException('Content-Type must be application/json'),
+    );
+  });
+});

@@ -1,0 +1,100 @@
+import { BadRequestException } from '@nestjs/common';
+import { Clock } from '../common/clock';
+import { DepreciationService } from './depreciation.service';
+import { DepreciationInput } from './depreciation.types';
+
+const clockAt = (iso: string): Clock => ({ now: () => new Date(iso) });
+const serviceAt = (iso: string) => new DepreciationService(clockAt(iso));
+
+describe('DepreciationService', () => {
+  const service = serviceAt('2026-11-21T09:30:00.123Z');
+  const sedan: DepreciationInput = {
+    purchaseYear: 2020,
+    purchasePrice: 25000,
+    vehicleType: 'sedan',
+    currentMileage: 50000,
+  };
+
+  it('answers the whole body of SPEC.md §2.2, in cents, following MODEL.md', () => {
+    expect(service.calculate(sedan)).toEqual({
+      success: true,
+      data: {
+        currentValue: 10514.63,
+        totalDepreciation: 14485.37,
+        totalDepreciationPercent: 57.94,
+        monthlyDepreciation: 201.19,
+        yearlyBreakdown: [
+          { year: 2020, age: 0, value: 25000, depreciation: 0, depreciationPercent: 0 },
+          { year: 2021, age: 1, value: 20500, depreciation: 4500, depreciationPercent: 18 },
+          { year: 2022, age: 2, value: 17937.5, depreciation: 2562.5, depreciationPercent: 12.5 },
+          { year: 2023, age: 3, value: 15695.31, depreciation: 2242.19, depreciationPercent: 12.5 },
+          { year: 2024, age: 4, value: 13733.4, depreciation: 1961.91, depreciationPercent: 12.5 },
+          { year: 2025, age: 5, value: 12016.72, depreciation: 1716.68, depreciationPercent: 12.5 },
+          { year: 2026, age: 6, value: 10514.63, depreciation: 1502.09, depreciationPercent: 12.5 },
+        ],
+      },
+      meta: { vehicleType: 'sedan', vehicleAge: 6, calculatedAt: '2026-11-21T09:30:00.123Z' },
+    });
+  });
+
+  it('lowers the value for miles above the expected 13,500 a year', () => {
+    const { data } = service.calculate({ ...sedan, currentMileage: 162_000 }); // 27,000 a year
+    // At age 6, six years' worth of excess: 24 % off the age curve's 10,514.63.
+    expect(data.currentValue).toBe(7991.12);
+    expect(data.yearlyBreakdown[1]).toEqual({
+      year: 2021,
+      age: 1,
+      value: 19680,
+      depreciation: 5320,
+      depreciationPercent: 21.28,
+    });
+  });
+
+  it('treats an omitted mileage as 0', () => {
+    const { currentMileage: _omitted, ...withoutMileage } = sedan;
+    expect(service.calculate(withoutMileage)).toEqual(
+      service.calculate({ ...sedan, currentMileage: 0 }),
+    );
+  });
+
+  it('answers age 0 in the purchase year: one entry, nothing lost, monthly 0', () => {
+    const result = service.calculate({ ...sedan, purchaseYear: 2026, currentMileage: 90_000 });
+    expect(result.data).toEqual({
+      currentValue: 25000,
+      totalDepreciation: 0,
+      totalDepreciationPercent: 0,
+      monthlyDepreciation: 0,
+      yearlyBreakdown: [
+        { year: 2026, age: 0, value: 25000, depreciation: 0, depreciationPercent: 0 },
+      ],
+    });
+    expect(result.meta.vehicleAge).toBe(0);
+  });
+
+  it('refuses a purchase year after the current UTC year', () => {
+    expect(() => service.calculate({ ...sedan, purchaseYear: 2027 })).toThrow(
+      new BadRequestException('Invalid input parameters'),
+    );
+  });
+
+  it('takes the current year in UTC, at the very edges of the year', () => {
+    const input = { ...sedan, purchaseYear: 2027 };
+    expect(() => serviceAt('2026-12-31T23:59:59.999Z').calculate(input)).toThrow(
+      BadRequestException,
+    );
+    expect(serviceAt('2027-01-01T00:00:00.000Z').calculate(input).meta.vehicleAge).toBe(0);
+  });
+
+  it('answers 127 entries for a 1900 vehicle, frozen at its age-25 value', () => {
+    const { data } = service.calculate({ ...sedan, purchaseYear: 1900, purchasePrice: 10_000_000 });
+    expect(data.yearlyBreakdown).toHaveLength(127);
+    expect(data.yearlyBreakdown[126].year).toBe(2026);
+    expect(data.currentValue).toBe(1_000_000); // the sedan floor: 10 % of the price
+    expect(data.yearlyBreakdown[26].depreciation).toBe(0);
+  });
+
+  it('takes the price to the cent, half away from zero', () => {
+    const { data } = service.calculate({ ...sedan, purchaseYear: 2026, purchasePrice: 1.005 });
+    expect(data.yearlyBreakdown[0].value).toBe(1.01);
+  });
+});

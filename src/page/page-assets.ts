@@ -1,0 +1,60 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** One file the page needs, held in memory: they are few and small (Chart.js is ~200 kB). */
+export interface PageAsset {
+  body: Buffer;
+  contentType: string;
+  cacheControl: string;
+}
+
+/** Our own files change with each release; the browser revalidates them. */
+const OWN = 'no-cache';
+/** Chart.js changes only when package.json does. */
+const LIBRARY = 'public, max-age=86400';
+
+/**
+ * The package root: the nearest folder above this file with a package.json. The same from
+ * `dist/page/` (`npm start`) and from `src/page/` (ts-jest), wherever the process was started.
+ */
+export function packageRoot(from: string = __dirname): string {
+  let folder = from;
+  while (!existsSync(join(folder, 'package.json'))) {
+    const parent = dirname(folder);
+    if (parent === folder) throw new Error(`No package.json above ${from}`);
+    folder = parent;
+  }
+  return folder;
+}
+
+/** Chart.js's UMD build, from node_modules (the `chart.js` dependency) rather than a vendored copy. */
+export function chartJsPath(): string {
+  // The package's exports map hides dist/chart.umd.js, but its main entry lives beside it.
+  return join(dirname(require.resolve('chart.js')), 'chart.umd.js');
+}
+
+const asset = (path: string, contentType: string, cacheControl = OWN): PageAsset => ({
+  body: readFileSync(path),
+  contentType,
+  cacheControl,
+});
+
+/**
+ * Reads the page and its assets once, so a missing file stops start-up instead of failing the
+ * first visitor. The names are the only files served: there is no directory to walk out of.
+ */
+export function loadPageAssets(root: string = packageRoot()): {
+  page: PageAsset;
+  assets: ReadonlyMap<string, PageAsset>;
+} {
+  const file = (name: string) => join(root, 'public', name);
+  return {
+    page: asset(file('index.html'), 'text/html; charset=utf-8'),
+    assets: new Map([
+      ['calculator.js', asset(file('calculator.js'), 'text/javascript; charset=utf-8')],
+      ['calculator.css', asset(file('calculator.css'), 'text/css; charset=utf-8')],
+      ['favicon.svg', asset(file('favicon.svg'), 'image/svg+xml')],
+      ['chart.umd.js', asset(chartJsPath(), 'text/javascript; charset=utf-8', LIBRARY)],
+    ]),
+  };
+}

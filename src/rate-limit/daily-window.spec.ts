@@ -1,0 +1,30 @@
+import { DAY_MS, secondsUntilReset, utcDateKey, utcDayNumber } from './daily-window';
+
+const at = (iso: string) => Date.parse(iso);
+
+describe('the daily window (UTC calendar day)', () => {
+  it('gives every instant of one UTC day the same number, and the next day the next', () => {
+    expect(utcDayNumber(at('2026-11-21T00:00:00.000Z'))).toBe(
+      utcDayNumber(at('2026-11-21T23:59:59.999Z')),
+    );
+    expect(utcDayNumber(at('2026-11-22T00:00:00.000Z'))).toBe(
+      utcDayNumber(at('2026-11-21T12:00:00Z')) + 1,
+    );
+  });
+
+  it.each([
+    ['2026-11-21T00:00:00.000Z', 86_400],
+    ['2026-11-21T00:00:00.001Z', 86_400],
+    ['2026-11-21T12:00:00.000Z', 43_200],
+    ['2026-11-21T23:59:59.000Z', 1],
+    ['2026-11-21T23:59:59.999Z', 1],
+  ])('at %s the reset is %p seconds away (rounded up)', (iso, seconds) => {
+    expect(secondsUntilReset(at(iso))).toBe(seconds);
+  });
+
+  it('names the UTC date, not the local one', () => {
+    expect(utcDateKey(at('2026-12-31T23:59:59.999Z'))).toBe('2026-12-31');
+    expect(utcDateKey(at('2027-01-01T00:00:00.000Z'))).toBe('2027-01-01');
+    expect(DAY_MS).toBe(24 * 60 * 60 * 1000);
+  });
+});

@@ -1,0 +1,197 @@
+import { Controller, Get, INestApplication, Logger } from '@nestjs/common';
+import request from 'supertest';
+import { Clock } from '../src/common/clock';
+import { createTestApp, FixedClock } from './helpers/test-app';
+
+const VALID = {
+  purchaseYear: 2020,
+  purchasePrice: 25000,
+  vehicleType: 'sedan',
+  currentMileage: 50000,
+};
+const INVALID = { statusCode: 400, message: 'Invalid input parameters' };
+
+@Controller('boom')
+class BoomController {
+  @Get()
+  explode(): never {
+    throw new Error('secret: db password hunter2');
+  }
+}
+
+describe('POST /api/depreciate (e2e, through AppModule)', () => {
+  let app: INestApplication;
+  const post = (body: string | object, type = 'application/json') =>
+    request(app.getHttpServer())
+      .post('/api/depreciate')
+      .set('Content-Type', type)
+      .send(typeof body === 'string' ? body : JSON.stringify(body));
+
+  beforeEach(async () => {
+    app = await createTestApp({
+      extra: { controllers: [BoomController] },
+      override: (builder) =>
+        builder
+          .overrideProvider(Clock)
+          .useValue(new FixedClock(new Date('2026-11-21T09:30:00.123Z'))),
+    });
+  });
+
+  afterEach(() => app.close());
+
+  it('answers 200 with the whole body of SPEC.md §2.2', async () => {
+    const response = await post(VALID)
+      .expect(200)
+      .expect('Content-Type', /^application\/json/);
+    expect(response.body).toEqual({
+      success: true,
+      data: {
+        currentValue: 10514.63,
+        totalDepreciation: 14485.37,
+        totalDepreciationPercent: 57.94,
+        monthlyDepreciation: 201.19,
+        yearlyBreakdown: [
+          { year: 2020, age: 0, value: 25000, depreciation: 0, depreciationPercent: 0 },
+          { year: 2021, age: 1, value: 20500, depreciation: 4500, depreciationPercent: 18 },
+          { year: 2022, age: 2, value: 17937.5, depreciation: 2562.5, depreciationPercent: 12.5 },
+          { year: 2023, age: 3, value: 15695.31, depreciation: 2242.19, depreciationPercent: 12.5 },
+          { year: 2024, age: 4, value: 13733.4, depreciation: 1961.91, depreciationPercent: 12.5 },
+          { year: 2025, age: 5, value: 12016.72, depreciation: 1716.68, depreciationPercent: 12.5 },
+          { year: 2026, age: 6, value: 10514.63, depreciation: 1502.09, depreciationPercent: 12.5 },
+        ],
+      },
+      meta: { vehicleType: 'sedan', vehicleAge: 6, calculatedAt: '2026-11-21T09:30:00.123Z' },
+    });
+    expect(response.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('answers byte-identically for an omitted mileage and for 0', async () => {
+    const { currentMileage: _omitted, ...withoutMileage } = VALID;
+    const omitted = await post(withoutMileage).expect(200);
+    const zero = await post({ ...VALID, currentMileage: 0 }).expect(200);
+    expect(omitted.text).toBe(zero.text);
+  });
+
+  it.each([
+    ['purchaseYear 1900', { purchaseYear: 1900 }],
+    ['purchaseYear = the current year', { purchaseYear: 2026 }],
+    ['purchasePrice 0.01', { purchasePrice: 0.01 }],
+    ['purchasePrice 10,000,000', { purchasePrice: 10_000_000 }],
+    ['currentMileage 0', { currentMileage: 0 }],
+    ['a large mileage', { currentMileage: 9_999_999 }],
+    ...['sedan', 'suv', 'truck', 'luxury', 'economy', 'sports', 'ev', 'motorcycle', 'rv'].map(
+      (vehicleType) => [`vehicleType ${vehicleType}`, { vehicleType }] as [string, object],
+    ),
+  ])('accepts %s', async (_case, change) => {
+    await post({ ...VALID, ...change }).expect(200);
+  });
+
+  it.each([
+    ['purchaseYear missing', { purchaseYear: undefined }],
+    ['purchasePrice missing', { purchasePrice: undefined }],
+    ['vehicleType missing', { vehicleType: undefined }],
+    ['purchaseYear 1899', { purchaseYear: 1899 }],
+    ['purchaseYear after the current year', { purchaseYear: 2027 }],
+    ['purchaseYear not an integer', { purchaseYear: 2020.5 }],
+    ['purchaseYear as a string', { purchaseYear: '2020' }],
+    ['purchaseYear null', { purchaseYear: null }],
+    ['purchasePrice 0', { purchasePrice: 0 }],
+    ['purchasePrice negative', { purchasePrice: -1 }],
+    ['purchasePrice above 10,000,000', { purchasePrice: 10_000_000.01 }],
+    ['purchasePrice as a string', { purchasePrice: '25000' }],
+    ['purchasePrice a boolean', { purchasePrice: true }],
+    ['vehicleType unknown', { vehicleType: 'boat' }],
+    ['vehicleType in capitals', { vehicleType: 'Sedan' }],
+    ['vehicleType with spaces', { vehicleType: ' sedan' }],
+    ['vehicleType a number', { vehicleType: 1 }],
+    ['vehicleType an array', { vehicleType: ['sedan'] }],
+    ['currentMileage negative', { currentMileage: -1 }],
+    ['currentMileage as a string', { currentMileage: '50000' }],
+    ['currentMileage null', { currentMileage: null }],
+    ['currentMileage an object', { currentMileage: { miles: 1 } }],
+    ['an unknown field (a typo)', { currentMilage: 50000 }],
+    ['an extra field', { color: 'red' }],
+  ])('answers 400 for %s', async (_case, change) => {
+    await post({ ...VALID, ...change }).expect(400, INVALID);
+  });
+
+  it.each([
+    ['malformed JSON', '{"purchaseYear": 2020,'],
+    [
+      'an infinite number (1e400)',
+      '{"purchaseYear":2020,"purchasePrice":1e400,"vehicleType":"sedan"}',
+    ],
+    ['an array of a valid body', JSON.stringify([VALID])],
+    ['a JSON string', '"sedan"'],
+    ['a JSON number', '2020'],
+    ['JSON null', 'null'],
+    ['JSON true', 'true'],
+    ['an empty object', '{}'],
+    ['an empty body', ''],
+    ['a __proto__ key', JSON.stringify(VALID).replace('{', '{"__proto__":{"x":1},')],
+    ['a prototype key', JSON.stringify(VALID).replace('{', '{"prototype":1,')],
+    ['a constructor key', JSON.stringify(VALID).replace('{', '{"constructor":{"x":1},')],
+  ])('answers 400 for %s', async (_case, body) => {
+    await post(body).expect(400, INVALID);
+  });
+
+  it.each([
+    ['text/plain', 'text/plain'],
+    ['a form', 'application/x-www-form-urlencoded'],
+    ['JSON:API', 'application/vnd.api+json'],
+  ])('answers 415 for a body sent as %s', async (_case, type) => {
+    await post(JSON.stringify(VALID), type).expect(415, {
+      statusCode: 415,
+      message: 'Content-Type must be application/json',
+    });
+  });
+
+  it('answers 415 when Content-Type is missing', async () => {
+    await request(app.getHttpServer()).post('/api/depreciate').expect(415, {
+      statusCode: 415,
+      message: 'Content-Type must be application/json',
+    });
+  });
+
+  it('answers 415 for a JSON type in a charset JSON cannot be', async () => {
+    await post(JSON.stringify(VALID), 'application/json; charset=latin1').expect(415, {
+      statusCode: 415,
+      message: 'Content-Type must be application/json',
+    });
+  });
+
+  it('answers 413 for a body over the limit', async () => {
+    const body = JSON.stringify({ ...VALID, padding: 'x'.repeat(9000) });
+    await post(body).expect(413, { statusCode: 413, message: 'Request body too large' });
+  });
+
+  it.each([
+    ['GET', '/x', 'Cannot GET /x'],
+    ['POST', '/api/depreciation', 'Cannot POST /api/depreciation'],
+    ['GET', '/api/depreciate', 'Cannot GET /api/depreciate'],
+    ['PUT', '/api/depreciate', 'Cannot PUT /api/depreciate'],
+    ['DELETE', '/api/depreciate', 'Cannot DELETE /api/depreciate'],
+  ])('answers 404 for %s %s', async (method, path, message) => {
+    const verb = method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    const call = request(app.getHttpServer())[verb](path);
+    const response = await call.expect(404, { statusCode: 404, message });
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+  });
+
+  it('answers 500 with the generic message, and logs the detail with its stack once', async () => {
+    const logError = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      const response = await request(app.getHttpServer())
+        .get('/boom')
+        .expect(500, { statusCode: 500, message: 'Internal server error' });
+      expect(response.text).not.toContain('hunter2');
+      expect(logError).toHaveBeenCalledTimes(1);
+      expect(logError).toHaveBeenCalledWith(
+        'secret: db password hunter2',
+        expect.stringContaining('at BoomController.explode'),
+      );
+    } finally {
+      logError.mockRestore();
+    }
+  });
+});

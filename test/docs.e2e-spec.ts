@@ -1,0 +1,122 @@
+import { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { createTestApp } from './helpers/test-app';
+
+interface OpenApi {
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, unknown>; requestBody: unknown }>
+  >;
+  components: {
+    schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }>;
+  };
+}
+
+describe('the docs (/docs, /docs-json)', () => {
+  let app: INestApplication;
+  let document: OpenApi;
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    document = (await request(app.getHttpServer()).get('/docs-json').expect(200)).body as OpenApi;
+  });
+
+  afterAll(() => app.close());
+
+  it('serves Swagger UI as HTML', async () => {
+    await request(app.getHttpServer()).get('/docs').expect(200).expect('Content-Type', /html/);
+  });
+
+  it('describes the request with its rules, the nine types as an enum, and an example', () => {
+    const operation = document.paths['/api/depreciate'].post;
+    expect(operation.requestBody).toMatchObject({
+      required: true,
+      content: {
+        'application/json': {
+          schema: { $ref: '#/components/schemas/CalculateDepreciationDto' },
+          examples: {
+            sedan: {
+              value: {
+                purchaseYear: 2020,
+                purchasePrice: 25000,
+                vehicleType: 'sedan',
+                currentMileage: 50000,
+              },
+            },
+          },
+        },
+      },
+    });
+    const schema = document.components.schemas.CalculateDepreciationDto;
+    expect(schema.required).toEqual(['purchaseYear', 'purchasePrice', 'vehicleType']);
+    expect(schema.properties).toMatchObject({
+      purchaseYear: { type: 'integer', minimum: 1900 },
+      purchasePrice: { type: 'number', minimum: 0, exclusiveMinimum: true, maximum: 10_000_000 },
+      vehicleType: { allOf: [{ $ref: '#/components/schemas/VehicleType' }] },
+      currentMileage: { type: 'number', minimum: 0, default: 0 },
+    });
+    expect(document.components.schemas.VehicleType).toEqual({
+      type: 'string',
+      enum: ['sedan', 'suv', 'truck', 'luxury', 'economy', 'sports', 'ev', 'motorcycle', 'rv'],
+    });
+  });
+
+  it('describes the success body and every error with the error schema', () => {
+    const { responses } = document.paths['/api/depreciate'].post;
+    expect(responses['200']).toMatchObject({
+      content: {
+        'application/json': { schema: { $ref: '#/components/schemas/DepreciationResponseDto' } },
+      },
+    });
+    const errors: Record<string, string> = {
+      '400': 'Invalid input parameters',
+      '413': 'Request body too large',
+      '415': 'Content-Type must be application/json',
+      '429': 'Rate limit exceeded. Maximum 100 requests per 24 hours.',
+      '500': 'Internal server error',
+    };
+    for (const [status, message] of Object.entries(errors)) {
+      expect(responses[status]).toMatchObject({
+        content: {
+          'application/json': {
+            schema: { $ref: '#/components/schemas/ErrorResponseDto' },
+            example: { statusCode: Number(status), message },
+          },
+        },
+      });
+    }
+    expect(document.components.schemas.ErrorResponseDto.properties).toEqual({
+      statusCode: expect.objectContaining({ type: 'number' }),
+      message: expect.objectContaining({ type: 'string' }),
+    });
+    expect(Object.keys(document.components.schemas.DepreciationDataDto.properties)).toEqual([
+      'currentValue',
+      'totalDepreciation',
+      'totalDepreciationPercent',
+      'monthlyDepreciation',
+      'yearlyBreakdown',
+    ]);
+  });
+
+  it('documents the rate-limit headers of every counted answer, and Retry-After on the 429', () => {
+    const responses = document.paths['/api/depreciate'].post.responses as Record<
+      string,
+      { headers?: Record<string, unknown> }
+    >;
+    const names = [
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'RateLimit-Policy',
+      'RateLimit',
+    ];
+    for (const status of ['200', '400', '415']) {
+      expect(Object.keys(responses[status].headers ?? {})).toEqual(names);
+    }
+    expect(Object.keys(responses['429'].headers ?? {})).toEqual([...names, 'Retry-After']);
+    expect(responses['413'].headers).toBeUndefined();
+    expect(responses['200'].headers?.['RateLimit-Policy']).toMatchObject({
+      schema: { type: 'string', example: '"daily";q=100;w=86400' },
+    });
+  });
+});

@@ -1,0 +1,30 @@
+import { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { createTestApp } from './helpers/test-app';
+
+describe('GET /health (memory store)', () => {
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    app = await createTestApp();
+  });
+
+  afterAll(() => app.close());
+
+  it('answers 200 with the state of the daily counters, uncounted and without rate-limit headers', async () => {
+    for (let i = 0; i < 3; i++) {
+      const answer = await request(app.getHttpServer())
+        .get('/health')
+        .expect(200, {
+          status: 'ok',
+          dailyLimit: { store: 'memory', counting: 'memory', shared: false },
+        });
+      expect(answer.headers['x-ratelimit-remaining']).toBeUndefined();
+    }
+    const counted = await request(app.getHttpServer())
+      .post('/api/depreciate')
+      .send({ purchaseYear: 2020, purchasePrice: 25_000, vehicleType: 'sedan' })
+      .expect(200);
+    expect(counted.headers['x-ratelimit-remaining']).toBe('99');
+  });
+});

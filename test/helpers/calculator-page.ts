@@ -1,0 +1,117 @@
+import { Page } from 'playwright-core';
+import { BuiltServer } from './built-server';
+
+/** Driving the calculator page (public/) from a test, and what it should show. */
+export const YEAR = new Date().getUTCFullYear();
+export const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
+const percentFormat = new Intl.NumberFormat('en-US', {
+  style: 'percent',
+  maximumFractionDigits: 2,
+});
+export const percent = (value: number) => percentFormat.format(value / 100);
+
+interface Entry {
+  year: number;
+  age: number;
+  value: number;
+  depreciation: number;
+  depreciationPercent: number;
+}
+export interface Answer {
+  data: {
+    currentValue: number;
+    totalDepreciation: number;
+    totalDepreciationPercent: number;
+    monthlyDepreciation: number;
+    yearlyBreakdown: Entry[];
+  };
+}
+/** The little of the DOM these tests touch inside the page (the project compiles without lib.dom). */
+interface CanvasLike {
+  width: number;
+  height: number;
+  getContext(kind: '2d'): { getImageData(...box: number[]): { data: ArrayLike<number> } } | null;
+}
+interface RowLike {
+  cells: ArrayLike<{ textContent: string | null }>;
+}
+export interface ChartGlobal {
+  Chart: { getChart(id: string): { data: { datasets: { data: number[] }[] } } | undefined };
+}
+
+export interface Vehicle {
+  purchaseYear: number;
+  purchasePrice: number;
+  vehicleType: string;
+  currentMileage?: number;
+}
+
+/** The same request the page sends, straight over HTTP. */
+export async function askApi(server: BuiltServer, vehicle: Vehicle): Promise<Answer> {
+  const response = await fetch(`${server.url}/api/depreciate`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(vehicle),
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as Answer;
+}
+
+export async function fillForm(page: Page, vehicle: Vehicle): Promise<void> {
+  await page.getByLabel('Purchase year').fill(String(vehicle.purchaseYear));
+  await page.getByLabel('Purchase price (USD)').fill(String(vehicle.purchasePrice));
+  await page.getByLabel('Vehicle type').selectOption(vehicle.vehicleType);
+  await page.getByLabel(/Current mileage/).fill(String(vehicle.currentMileage ?? ''));
+}
+
+/** Fills and submits the form, and resolves with the API's answer to the page. */
+export async function calculate(page: Page, vehicle: Vehicle) {
+  await fillForm(page, vehicle);
+  const answer = page.waitForResponse((response) => response.url().endsWith('/api/depreciate'));
+  await page.getByRole('button', { name: 'Calculate' }).click();
+  const response = await answer;
+  await page.locator('button[aria-disabled="false"]').waitFor();
+  return response;
+}
+
+/** Pixels of the chart's canvas that are not transparent. */
+export const drawnPixels = (page: Page) =>
+  page.locator('#chart').evaluate((canvas: CanvasLike) => {
+    const context = canvas.getContext('2d');
+    if (!context) return 0;
+    const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
+    let drawn = 0;
+    for (let alpha = 3; alpha < data.length; alpha += 4) if (data[alpha] !== 0) drawn++;
+    return drawn;
+  });
+
+export const focusedId = (page: Page) =>
+  page.evaluate(
+    () =>
+      (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document
+        .activeElement?.id ?? '',
+  );
+
+export async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`Still not true after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export const tableRows = (page: Page) =>
+  page
+    .locator('#breakdown tbody tr')
+    .evaluateAll((rows: RowLike[]) =>
+      rows.map((row) => Array.from(row.cells, (cell) => cell.textContent?.trim())),
+    );
+
+/** A table row as the page should show an entry (en-US). */
+export const expectedRow = (entry: Entry) => [
+  String(entry.year),
+  String(entry.age),
+  money.format(entry.value),
+  money.format(entry.depreciation),
+  percent(entry.depreciationPercent),
+];

@@ -1,0 +1,207 @@
+import { Controller, Get, INestApplication, Injectable } from '@nestjs/common';
+import { AddressInfo } from 'node:net';
+import { SkipThrottle } from '@nestjs/throttler';
+import request from 'supertest';
+import { Clock } from '../src/common/clock';
+import {
+  DailyLimitRecord,
+  DailyLimitState,
+  DailyLimitStorage,
+  dailyRecord,
+} from '../src/rate-limit/daily-limit.storage';
+import { depreciate, send } from './helpers/http';
+import { createTestApp, FixedClock } from './helpers/test-app';
+
+const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
+const LIMITED = {
+  statusCode: 429,
+  message: 'Rate limit exceeded. Maximum 100 requests per 24 hours.',
+};
+
+/** A route a team marks as free, like a health check. */
+@SkipThrottle()
+@Controller('api/extension/free')
+class FreeController {
+  @Get()
+  free(): { free: true } {
+    return { free: true };
+  }
+}
+
+/** A module a team adds: its routes share the API's daily budget and error body. */
+@Controller('api/extension')
+class ExtensionController {
+  @Get('ping')
+  ping(): { pong: true } {
+    return { pong: true };
+  }
+}
+
+describe('the daily limit (e2e, through AppModule)', () => {
+  let app: INestApplication;
+  let port: number;
+  let clock: FixedClock;
+
+  const start = async (overrides: { storage?: DailyLimitStorage } = {}) => {
+    clock = new FixedClock(new Date('2026-11-21T23:00:00.000Z'));
+    app = await createTestApp({
+      extra: { controllers: [ExtensionController, FreeController] },
+      override: (builder) => {
+        const withClock = builder.overrideProvider(Clock).useValue(clock);
+        return overrides.storage
+          ? withClock.overrideProvider(DailyLimitStorage).useValue(overrides.storage)
+          : withClock;
+      },
+    });
+    await app.listen(0, '127.0.0.1');
+    port = (app.getHttpServer().address() as AddressInfo).port;
+  };
+
+  afterEach(() => app.close());
+
+  describe('with the in-memory storage', () => {
+    beforeEach(() => start());
+
+    it('lets 100 requests through, then answers 429 with the exact body and Retry-After', async () => {
+      for (let i = 1; i <= 100; i++) {
+        const answer = await depreciate(port, VALID);
+        expect(answer.status).toBe(200);
+        expect(answer.headers['x-ratelimit-remaining']).toBe(String(100 - i));
+      }
+      const refused = await depreciate(port, VALID);
+      expect(refused.status).toBe(429);
+      expect(refused.json).toEqual(LIMITED);
+      expect(refused.text).toBe(JSON.stringify(LIMITED));
+      expect(refused.headers).toMatchObject({
+        'retry-after': '3600',
+        'x-ratelimit-limit': '100',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': '3600',
+        'ratelimit-policy': '"daily";q=100;w=86400',
+        ratelimit: '"daily";r=0;t=3600',
+      });
+    });
+
+    it('lets exactly 100 of a concurrent burst of 300 through, and another client is unaffected', async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 300 }, () => depreciate(port, VALID, '127.0.0.2')),
+      );
+      expect(answers.filter((a) => a.status === 200)).toHaveLength(100);
+      expect(answers.filter((a) => a.status === 429)).toHaveLength(200);
+      const other = await depreciate(port, VALID, '127.0.0.3');
+      expect(other.status).toBe(200);
+      expect(other.headers['x-ratelimit-remaining']).toBe('99');
+    });
+
+    it('counts invalid requests too: the limit is checked before validation', async () => {
+      for (let i = 0; i < 100; i++) {
+        const answer = await depreciate(port, { ...VALID, purchaseYear: 1800 });
+        expect(answer.status).toBe(400);
+      }
+      const answer = await depreciate(port, VALID);
+      expect(answer.status).toBe(429);
+      const invalidPastLimit = await depreciate(port, { bad: true });
+      expect(invalidPastLimit.json).toEqual(LIMITED);
+    });
+
+    it('counts a request refused for its Content-Type, with the headers on the 415', async () => {
+      const answer = await send({ port, method: 'POST', path: '/api/depreciate', body: 'x' });
+      expect(answer.status).toBe(415);
+      expect(answer.headers['x-ratelimit-remaining']).toBe('99');
+      expect((await depreciate(port, VALID)).headers['x-ratelimit-remaining']).toBe('98');
+    });
+
+    it('frees every client at 00:00:00.000 UTC, not 24 hours after its first request', async () => {
+      for (let i = 0; i < 100; i++) await depreciate(port, VALID);
+      clock.set('2026-11-21T23:59:59.999Z');
+      const stillLimited = await depreciate(port, VALID);
+      expect(stillLimited.status).toBe(429);
+      expect(stillLimited.headers['retry-after']).toBe('1');
+      clock.set('2026-11-22T00:00:00.000Z');
+      const free = await depreciate(port, VALID);
+      expect(free.status).toBe(200);
+      expect(free.headers).toMatchObject({
+        'x-ratelimit-remaining': '99',
+        'x-ratelimit-reset': '86400',
+      });
+    });
+
+    it('makes the new year a valid purchase year at midnight on 31 December', async () => {
+      clock.set('2026-12-31T23:59:59.999Z');
+      expect((await depreciate(port, { ...VALID, purchaseYear: 2027 })).status).toBe(400);
+      clock.set('2027-01-01T00:00:00.000Z');
+      const answer = await depreciate(port, { ...VALID, purchaseYear: 2027 });
+      expect(answer.status).toBe(200);
+      expect(answer.json).toMatchObject({ meta: { vehicleAge: 0 } });
+    });
+
+    it("applies one budget across the API, a team's module included", async () => {
+      await depreciate(port, VALID);
+      const ping = await send({ port, path: '/api/extension/ping' });
+      expect(ping.status).toBe(200);
+      expect(ping.json).toEqual({ pong: true });
+      expect(ping.headers['x-ratelimit-remaining']).toBe('98');
+      for (let i = 0; i < 98; i++) await send({ port, path: '/api/extension/ping' });
+      const refused = await send({ port, path: '/api/extension/ping' });
+      expect(refused.status).toBe(429);
+      expect(refused.json).toEqual(LIMITED);
+      expect((await depreciate(port, VALID)).status).toBe(429);
+    });
+
+    it('does not count a route marked @SkipThrottle(), nor give it rate-limit headers', async () => {
+      for (let i = 0; i < 3; i++) {
+        const free = await send({ port, path: '/api/extension/free' });
+        expect(free.json).toEqual({ free: true });
+        expect(free.headers['x-ratelimit-remaining']).toBeUndefined();
+      }
+      expect((await depreciate(port, VALID)).headers['x-ratelimit-remaining']).toBe('99');
+    });
+
+    it('does not count the documentation', async () => {
+      for (let i = 0; i < 3; i++) {
+        expect((await send({ port, path: '/docs-json' })).status).toBe(200);
+        expect((await send({ port, path: '/docs' })).status).toBe(200);
+      }
+      expect((await depreciate(port, VALID)).headers['x-ratelimit-remaining']).toBe('99');
+    });
+
+    it('does not count requests refused before routing (unknown path, malformed JSON)', async () => {
+      await send({ port, path: '/nowhere' });
+      await send({
+        port,
+        method: 'POST',
+        path: '/api/depreciate',
+        headers: { 'content-type': 'application/json' },
+        body: '{',
+      });
+      expect((await depreciate(port, VALID)).headers['x-ratelimit-remaining']).toBe('99');
+    });
+  });
+
+  describe('with a storage a test provides (overrideProvider)', () => {
+    @Injectable()
+    class AlwaysOverStorage extends DailyLimitStorage {
+      keys: string[] = [];
+
+      hit(key: string, limit: number): Promise<DailyLimitRecord> {
+        this.keys.push(key);
+        return Promise.resolve(dailyRecord(limit + 1, limit, 60));
+      }
+
+      state(): DailyLimitState {
+        return { store: 'memory', counting: 'memory', shared: false };
+      }
+    }
+
+    it('uses it for every route, keyed by the client alone', async () => {
+      const storage = new AlwaysOverStorage();
+      await start({ storage });
+      const answer = await request(app.getHttpServer())
+        .get('/api/extension/ping')
+        .expect(429, LIMITED);
+      expect(answer.headers['retry-after']).toBe('60');
+      await depreciate(port, VALID, '127.0.0.5');
+      expect(storage.keys).toEqual(['127.0.0.1', '127.0.0.5']);
+    });
+  });
+});

@@ -1,0 +1,65 @@
+import { depreciate, send } from './helpers/http';
+import { runToExit, ServerProcess, startServer } from './helpers/server-process';
+
+describe('the built server as a process (node dist/main.js)', () => {
+  describe('started with RATE_LIMIT_PER_DAY=3', () => {
+    let server: ServerProcess;
+
+    beforeAll(async () => {
+      server = await startServer({ RATE_LIMIT_PER_DAY: '3' });
+    });
+
+    afterAll(() => server.stop());
+
+    it('answers the README example over HTTP', async () => {
+      const answer = await depreciate(server.port, {
+        purchaseYear: 2020,
+        purchasePrice: 25000,
+        vehicleType: 'sedan',
+        currentMileage: 50000,
+      });
+      expect(answer.status).toBe(200);
+      const year = new Date().getUTCFullYear();
+      expect(answer.json).toMatchObject({
+        success: true,
+        data: { yearlyBreakdown: expect.any(Array) },
+        meta: { vehicleType: 'sedan', vehicleAge: year - 2020 },
+      });
+      expect(answer.headers['x-powered-by']).toBeUndefined();
+      expect(answer.headers['x-ratelimit-limit']).toBe('3');
+    });
+
+    it('states the configured limit in the 429', async () => {
+      await depreciate(server.port, {}, '127.0.0.9');
+      await depreciate(server.port, {}, '127.0.0.9');
+      await depreciate(server.port, {}, '127.0.0.9');
+      const refused = await depreciate(server.port, {}, '127.0.0.9');
+      expect(refused.status).toBe(429);
+      expect(refused.text).toBe(
+        '{"statusCode":429,"message":"Rate limit exceeded. Maximum 3 requests per 24 hours."}',
+      );
+    });
+
+    it('serves the docs', async () => {
+      expect((await send({ port: server.port, path: '/docs-json' })).status).toBe(200);
+    });
+  });
+
+  it.each([
+    ['PORT', 'abc', 'Invalid configuration: PORT="abc" must be an integer from 0 to 65535'],
+    [
+      'RATE_LIMIT_PER_DAY',
+      '-5',
+      'Invalid configuration: RATE_LIMIT_PER_DAY="-5" must be a whole number of requests, 1 or more',
+    ],
+    [
+      'LOG_LEVEL',
+      'chatty',
+      'Invalid configuration: LOG_LEVEL="chatty" must be one of silent, fatal, error, warn, info, debug, verbose',
+    ],
+  ])('refuses to start with %s=%s, in one line naming it', async (name, value, message) => {
+    const { code, stderr } = await runToExit({ [name]: value });
+    expect(code).toBe(1);
+    expect(stderr).toBe(`${message}\n`);
+  });
+});
