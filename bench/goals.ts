@@ -74,7 +74,7 @@ export function evaluateGoals({ results, store, soak }: GoalInputs): Goal[] {
     {
       goal: 'RSS flat over the soak',
       measured: soak
-        ? `${mib(soak.first)} → ${mib(soak.last)} MiB (max ${mib(soak.max)}), ${soak.slopeMiBPerMinute.toFixed(2)} MiB/min`
+        ? `peaks ${mib(soak.firstHalfPeak)} → ${mib(soak.secondHalfPeak)} MiB (first → second half)`
         : 'not run',
       pass: soak?.flat,
     },

@@ -84,11 +84,13 @@ export function storeMemoryTable(store: StoreMemory[]): string {
 
 export function soakLine(soak: SoakResult | undefined, seconds: number) {
   if (!soak?.verdict) return 'Soak not run (BENCH_SOAK_SECONDS=0).';
-  const { first, last, max, slopeMiBPerMinute, flat } = soak.verdict;
+  const { first, last, max, firstHalfPeak, secondHalfPeak, flat } = soak.verdict;
   const problem = soak.problem ? ` The soak's answers were wrong: ${soak.problem}.` : '';
   return (
-    `${seconds} s at full load on the in-memory service: RSS first ${mib(first)} MiB (after 10 s), ` +
-    `last ${mib(last)} MiB, max ${mib(max)} MiB, slope ${slopeMiBPerMinute.toFixed(2)} MiB/min: ` +
-    `${flat ? 'flat' : '**grew**'}.${problem}\n\nSamples (MiB, every 10 s from the start of the load): ${soak.points}.`
+    `${seconds} s at full load on the in-memory service: RSS ${mib(first)} MiB after 10 s, ` +
+    `${mib(last)} MiB at the end, ${mib(max)} MiB at most; peak of the first half ` +
+    `${mib(firstHalfPeak)} MiB, of the second ${mib(secondHalfPeak)} MiB: ` +
+    `${flat ? 'flat' : '**grew** (or too short to tell: 40 s at least)'}.${problem}\n\n` +
+    `Samples (MiB, every 10 s from the start of the load): ${soak.points}.`
   );
 }

@@ -51,6 +51,11 @@ const NOTES = `## How to read it
   beyond HTTP). The largest-answer rows are compared with the ceilings under the same body.
 - Latency is recorded by the load generator for every answer, in 10 µs buckets; p50/p99 are the
   medians over the rounds. RSS is VmRSS of the server process after its last round.
+- Server CPU is the server process's CPU time over the round's wall time (median over rounds). A
+  saturated server shows ~100 %; less means it was not the bottleneck (the load generator was, or
+  other processes took its core), and its req/s is then a lower bound.
+- The store's bytes per client are measured while the soak runs (they need only heap figures of
+  their own processes), which keeps the whole run under ten minutes.
 - Other work on the machine (the load average above) makes figures noisy; compare ratios from one
   run rather than absolute figures across runs.`;
 

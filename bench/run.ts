@@ -148,6 +148,9 @@ async function main(): Promise<void> {
   await checkRows(rows, redis);
   const { warmup, rounds: n, seconds, connections } = SETTINGS;
   log(`warm-up ${warmup} s per row, then ${n} rounds × ${seconds} s at ${connections} connections`);
+  const active = rows.filter((r) => !r.problem).length;
+  const estimate = active * (warmup + n * seconds) + (n - 1) * (warmup + 2) + SETTINGS.soakSeconds;
+  log(`about ${Math.round(estimate / 60)} min to go (${active} rows, soak included)`);
   for (const row of rows.filter((r) => !r.problem)) await warmUp(row);
   const measured = await rounds(rows, redis);
   const results: RowResult[] = rows.map((row) => ({

@@ -30,34 +30,31 @@ export interface SoakVerdict {
   first: number;
   last: number;
   max: number;
-  /** Least-squares slope over the samples under load, in MiB per minute. */
-  slopeMiBPerMinute: number;
+  /** The highest sample of the first half of the load, and of the second half. */
+  firstHalfPeak: number;
+  secondHalfPeak: number;
   flat: boolean;
 }
 
 /**
- * RSS is flat when the last sample is within 10 % of the first sample under load (the sample at
- * 0 s is before the load, so it is left out: the heap grows to its working size in the first
- * seconds) and the fitted slope is under 2 MiB per minute (a leak of even 100 bytes a request
- * shows as tens of MiB per minute at full load).
+ * RSS under load is a sawtooth (the heap grows to its working size, then collections and the
+ * allocator move it up and down by tens of MiB), so "flat" compares peaks, not single samples:
+ * the second half of the soak sets no new high more than 5 % above the first half's. A leak makes
+ * every half higher than the one before; a steady state repeats its peaks.
  */
 export function soakVerdict(samples: RssSample[]): SoakVerdict {
-  const loaded = samples.length > 2 ? samples.slice(1) : samples;
-  const first = loaded[0].bytes;
-  const last = loaded[loaded.length - 1].bytes;
-  const max = Math.max(...loaded.map((s) => s.bytes));
-  const n = loaded.length;
-  const meanX = loaded.reduce((sum, s) => sum + s.seconds, 0) / n;
-  const meanY = loaded.reduce((sum, s) => sum + s.bytes, 0) / n;
-  const covariance = loaded.reduce((sum, s) => sum + (s.seconds - meanX) * (s.bytes - meanY), 0);
-  const variance = loaded.reduce((sum, s) => sum + (s.seconds - meanX) ** 2, 0);
-  const slopeMiBPerMinute = variance === 0 ? 0 : ((covariance / variance) * 60) / 2 ** 20;
+  const loaded = samples.length > 2 ? samples.slice(1) : samples; // 0 s: before the load
+  const bytes = loaded.map((s) => s.bytes);
+  const half = Math.ceil(bytes.length / 2);
+  const firstHalfPeak = Math.max(...bytes.slice(0, half));
+  const secondHalfPeak = Math.max(...bytes.slice(half), 0);
   return {
-    first,
-    last,
-    max,
-    slopeMiBPerMinute,
-    flat: last <= first * 1.1 && slopeMiBPerMinute < 2,
+    first: bytes[0],
+    last: bytes[bytes.length - 1],
+    max: Math.max(...bytes),
+    firstHalfPeak,
+    secondHalfPeak,
+    flat: bytes.length >= 4 && secondHalfPeak <= firstHalfPeak * 1.05,
   };
 }
 
