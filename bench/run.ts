@@ -1,10 +1,10 @@
 import { LoadSummary, runLoad, stopLoad, unexpectedAnswers } from './load';
 import { measureStoreMemory } from './memory';
-import { checkAnswer } from './preflight';
+import { checkRows, redisShortfall } from './checks';
 import { envNumber, README_BODY } from './project';
 import { CAN_PIN, cpuSeconds, LOAD_CPU, rssBytes, Running, SERVER_CPU } from './processes';
 import { stopAllOnExit } from './processes';
-import { commandsProcessed, HAS_REDIS, startRedis } from './redis';
+import { HAS_REDIS, startRedis } from './redis';
 import { loadAverage, machine, RowResult } from './report';
 import { writeResults } from './results-file';
 import { soak, SoakResult } from './soak';
@@ -39,36 +39,6 @@ async function startTargets(targets: Target[]): Promise<void> {
     } catch (error) {
       log(`${target.name} did not start: ${(error as Error).message}`);
     }
-  }
-}
-
-/** Why the Redis-backed service did not count every request in Redis, if it did not. */
-async function redisShortfall(redis: Running, requests: () => Promise<number>) {
-  const before = await commandsProcessed(redis.port);
-  const answered = await requests();
-  const commands = (await commandsProcessed(redis.port)) - before - 1; // less our own INFO
-  if (commands >= answered) return undefined;
-  const share = ((Math.max(commands, 0) / answered) * 100).toFixed(0);
-  return `only ${share} % of its requests reached Redis (RATE_LIMIT_STORE=redis not supported, or counting in memory)`;
-}
-
-/** One right answer per row before any load (the 429 target's one allowed request spent first). */
-async function checkRows(rows: Row[], redis: Running | undefined): Promise<void> {
-  for (const row of rows) {
-    if (!row.target.running) row.problem ??= 'the process did not start';
-    if (row.problem) continue;
-    const url = urlOf(row.target);
-    const check = () => checkAnswer(url, row.body, row.status, row.target.rateLimit);
-    if (row.status === 429) await fetch(url, { method: 'POST' }).then((r) => r.arrayBuffer());
-    row.problem = await check();
-    if (!row.problem && redis && row.target.name === 'service-redis') {
-      const tenMore = async () => {
-        for (let i = 0; i < 10; i++) row.problem ??= await check();
-        return 10;
-      };
-      row.problem ??= await redisShortfall(redis, tenMore);
-    }
-    if (row.problem) log(`${row.label}: left out, ${row.problem}`);
   }
 }
 
@@ -146,6 +116,7 @@ async function main(): Promise<void> {
   const rows = defineRows(targets);
   await startTargets(Object.values(targets).filter((t): t is Target => t !== undefined));
   await checkRows(rows, redis);
+  rows.filter((r) => r.problem).forEach((r) => log(`${r.label}: left out, ${r.problem}`));
   const { warmup, rounds: n, seconds, connections } = SETTINGS;
   log(`warm-up ${warmup} s per row, then ${n} rounds × ${seconds} s at ${connections} connections`);
   const active = rows.filter((r) => !r.problem).length;
