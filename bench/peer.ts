@@ -42,13 +42,16 @@ Reflect.defineMetadata(
   'calculate',
 );
 
+/** PEER_THROTTLER=off: the same app without the throttler (what the throttler costs). */
+const throttled = process.env.PEER_THROTTLER !== 'off';
+
 @Module({
-  imports: [ThrottlerModule.forRoot([{ ttl: TTL_MS, limit: LIMIT }])],
+  imports: throttled ? [ThrottlerModule.forRoot([{ ttl: TTL_MS, limit: LIMIT }])] : [],
   controllers: [PeerController],
   providers: [
     DepreciationService,
     { provide: Clock, useClass: SystemClock },
-    { provide: APP_GUARD, useClass: ThrottlerGuard },
+    ...(throttled ? [{ provide: APP_GUARD, useClass: ThrottlerGuard }] : []),
   ],
 })
 class PeerModule {}

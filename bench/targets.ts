@@ -41,13 +41,16 @@ const service = (name: string, rateLimit: number, env: Record<string, string> = 
   rateLimit,
 });
 
-const benchServer = (name: string, restartEachRound = false): Target => ({
+const benchServer = (name: string, restartEachRound = false, script = name): Target => ({
   name,
-  command: [process.execPath, BENCH_JS(name)],
+  command: [process.execPath, BENCH_JS(script)],
   env: commonEnv(),
   rateLimit: NO_LIMIT,
   restartEachRound,
 });
+
+/** BENCH_PEER_BARE=1 adds the peer without its throttler: what the stock throttler costs. */
+const withBarePeer = process.env.BENCH_PEER_BARE === '1';
 
 export function defineTargets(redisUrl: string | undefined) {
   return {
@@ -57,6 +60,12 @@ export function defineTargets(redisUrl: string | undefined) {
       : undefined,
     refusing: service('service-429', 1),
     peer: benchServer('peer', true),
+    barePeer: withBarePeer
+      ? {
+          ...benchServer('peer-bare', false, 'peer'),
+          env: { ...commonEnv(), PEER_THROTTLER: 'off' },
+        }
+      : undefined,
     express: benchServer('express-ceiling'),
     http: benchServer('http-ceiling'),
   };
@@ -84,6 +93,9 @@ export function defineRows(t: Targets): Row[] {
     readme('service (in-memory store)', t.service),
     ...(t.redis ? [readme('service (Redis store)', t.redis)] : []),
     readme('peer: Nest + ValidationPipe + stock throttler', t.peer),
+    ...(t.barePeer
+      ? [readme('peer without its throttler (Nest + ValidationPipe)', t.barePeer)]
+      : []),
     readme('Express 5 ceiling', t.express),
     readme('node:http ceiling', t.http),
     readme('service, 429 path (over its limit)', t.refusing, 429),
