@@ -1,7 +1,7 @@
 import { Controller, Get, NotFoundException, Param, Res, StreamableFile } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { SkipDailyLimit } from '../rate-limit/skip-daily-limit.decorator';
+import { SkipThrottle } from '@nestjs/throttler';
 import { loadPageAssets, PageAsset } from './page-assets';
 
 /**
@@ -15,7 +15,7 @@ import { loadPageAssets, PageAsset } from './page-assets';
  * loading the page is free; the calculations it makes are ordinary, counted API requests.
  */
 @ApiExcludeController()
-@SkipDailyLimit()
+@SkipThrottle()
 @Controller()
 export class PageController {
   private readonly files = loadPageAssets();

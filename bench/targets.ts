@@ -1,0 +1,121 @@
+import { BENCH_JS, LARGEST_BODY, MAIN_JS, README_BODY, ROUTE } from './project';
+import { freePort, pinned, Running, SERVER_CPU, startProcess } from './processes';
+
+/** Never reached by the load: the service counts every request but never refuses one. */
+export const NO_LIMIT = 1_000_000_000;
+
+/** One server process under test. */
+export interface Target {
+  name: string;
+  command: string[];
+  env: Record<string, string>;
+  /** The limit the target was given (for the 429 body). */
+  rateLimit: number;
+  /** Start a fresh process before each round (see the peer in RESULTS.md's notes). */
+  restartEachRound?: boolean;
+  running?: Running;
+}
+
+/** One line of the table: a target under one workload, answering one status. */
+export interface Row {
+  label: string;
+  target: Target;
+  workload: 'readme' | 'largest';
+  body: object;
+  status: number;
+  /** Why the row has no figures, or why they cannot be trusted. */
+  problem?: string;
+}
+
+/** The environment of every target: loopback only, production mode, stdout not a TTY. */
+export const commonEnv = (): Record<string, string> => ({
+  HOST: '127.0.0.1',
+  NODE_ENV: 'production',
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+});
+
+const service = (name: string, rateLimit: number, env: Record<string, string> = {}): Target => ({
+  name,
+  command: [process.execPath, MAIN_JS],
+  env: { ...commonEnv(), RATE_LIMIT_PER_DAY: String(rateLimit), ...env },
+  rateLimit,
+});
+
+const benchServer = (name: string, restartEachRound = false, script = name): Target => ({
+  name,
+  command: [process.execPath, BENCH_JS(script)],
+  env: commonEnv(),
+  rateLimit: NO_LIMIT,
+  restartEachRound,
+});
+
+/** BENCH_PEER_BARE=1 adds the peer without its throttler: what the stock throttler costs. */
+const withBarePeer = process.env.BENCH_PEER_BARE === '1';
+
+export function defineTargets(redisUrl: string | undefined) {
+  return {
+    service: service('service', NO_LIMIT),
+    redis: redisUrl
+      ? service('service-redis', NO_LIMIT, { RATE_LIMIT_STORE: 'redis', REDIS_URL: redisUrl })
+      : undefined,
+    refusing: service('service-429', 1),
+    peer: benchServer('peer', true),
+    barePeer: withBarePeer
+      ? {
+          ...benchServer('peer-bare', false, 'peer'),
+          env: { ...commonEnv(), PEER_THROTTLER: 'off' },
+        }
+      : undefined,
+    express: benchServer('express-ceiling'),
+    http: benchServer('http-ceiling'),
+  };
+}
+
+export type Targets = ReturnType<typeof defineTargets>;
+
+/** The table's rows, in the order they alternate in each round. */
+export function defineRows(t: Targets): Row[] {
+  const readme = (label: string, target: Target, status = 200): Row => ({
+    label,
+    target,
+    workload: 'readme',
+    body: README_BODY,
+    status,
+  });
+  const largest = (label: string, target: Target): Row => ({
+    label,
+    target,
+    workload: 'largest',
+    body: LARGEST_BODY,
+    status: 200,
+  });
+  return [
+    readme('service (in-memory store)', t.service),
+    ...(t.redis ? [readme('service (Redis store)', t.redis)] : []),
+    readme('peer: Nest + ValidationPipe + stock throttler', t.peer),
+    ...(t.barePeer
+      ? [readme('peer without its throttler (Nest + ValidationPipe)', t.barePeer)]
+      : []),
+    readme('Express 5 ceiling', t.express),
+    readme('node:http ceiling', t.http),
+    readme('service, 429 path (over its limit)', t.refusing, 429),
+    largest('service, largest answer', t.service),
+    largest('Express 5 ceiling, largest answer', t.express),
+    largest('node:http ceiling, largest answer', t.http),
+  ];
+}
+
+export const urlOf = (target: Target): string =>
+  `http://127.0.0.1:${target.running?.port ?? 0}${ROUTE}`;
+
+/** Starts the target's process, pinned to the server core, on a free loopback port. */
+export async function startTarget(target: Target): Promise<void> {
+  const port = await freePort();
+  const command = pinned(SERVER_CPU, target.command);
+  target.running = await startProcess(
+    target.name,
+    command,
+    { ...target.env, PORT: String(port) },
+    port,
+  );
+}
