@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, BrowserContext, BrowserContextOptions, chromium } from 'playwright-core';
-import { BuiltServer, startBuiltServer } from './helpers/built-server';
+import { ServerProcess, startServer } from './helpers/server-process';
 import {
   askApi,
   calculate,
@@ -50,16 +50,16 @@ const describeWhen = (condition: boolean) => (condition ? describe : describe.sk
 
 describeWhen(hasChromium || inCi)('The calculator page in Chromium', () => {
   let browser: Browser;
-  let server: BuiltServer;
-  let tiny: BuiltServer;
+  let server: ServerProcess;
+  let tiny: ServerProcess;
   const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
     if (!hasChromium) throw new Error(`page e2e needs ${CHROMIUM} (apt-get install chromium)`);
     mkdirSync(ARTIFACTS, { recursive: true });
     [server, tiny] = await Promise.all([
-      startBuiltServer({ RATE_LIMIT_PER_DAY: '50' }),
-      startBuiltServer({ RATE_LIMIT_PER_DAY: '3' }),
+      startServer({ RATE_LIMIT_PER_DAY: '50' }),
+      startServer({ RATE_LIMIT_PER_DAY: '3' }),
     ]);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
@@ -74,7 +74,7 @@ describeWhen(hasChromium || inCi)('The calculator page in Chromium', () => {
    * errors and console errors (CSP violations among them); a 4xx the page asked for is logged by
    * Chromium as "Failed to load resource", which a test expecting one leaves out.
    */
-  async function openPage(on: BuiltServer, options: BrowserContextOptions = {}) {
+  async function openPage(on: ServerProcess, options: BrowserContextOptions = {}) {
     const context = await browser.newContext({
       viewport: { width: 1280, height: 900 },
       locale: 'en-US',

@@ -1,5 +1,5 @@
 import { Page } from 'playwright-core';
-import { BuiltServer } from './built-server';
+import { ServerProcess } from './server-process';
 
 /** Driving the calculator page (public/) from a test, and what it should show. */
 export const YEAR = new Date().getUTCFullYear();
@@ -47,7 +47,7 @@ export interface Vehicle {
 }
 
 /** The same request the page sends, straight over HTTP. */
-export async function askApi(server: BuiltServer, vehicle: Vehicle): Promise<Answer> {
+export async function askApi(server: ServerProcess, vehicle: Vehicle): Promise<Answer> {
   const response = await fetch(`${server.url}/api/depreciate`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },

@@ -18,6 +18,8 @@ export async function freePort(): Promise<number> {
 
 export interface ServerProcess {
   port: number;
+  /** `http://127.0.0.1:<port>` */
+  url: string;
   child: ChildProcess;
   /** Everything the process wrote so far. */
   output(): string;
@@ -67,6 +69,7 @@ export async function startServer(
   }
   return {
     port,
+    url: `http://127.0.0.1:${port}`,
     child,
     output: () => output,
     stop: async (signal = 'SIGTERM') => {
