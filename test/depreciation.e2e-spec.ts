@@ -1,6 +1,7 @@
 import { Controller, Get, INestApplication, Logger } from '@nestjs/common';
 import request from 'supertest';
 import { Clock } from '../src/common/clock';
+import { README_EXAMPLE_ANSWER } from './fixtures/readme-example';
 import { createTestApp, FixedClock } from './helpers/test-app';
 
 const VALID = {
@@ -43,25 +44,7 @@ describe('POST /api/depreciate (e2e, through AppModule)', () => {
     const response = await post(VALID)
       .expect(200)
       .expect('Content-Type', /^application\/json/);
-    expect(response.body).toEqual({
-      success: true,
-      data: {
-        currentValue: 10514.63,
-        totalDepreciation: 14485.37,
-        totalDepreciationPercent: 57.94,
-        monthlyDepreciation: 201.19,
-        yearlyBreakdown: [
-          { year: 2020, age: 0, value: 25000, depreciation: 0, depreciationPercent: 0 },
-          { year: 2021, age: 1, value: 20500, depreciation: 4500, depreciationPercent: 18 },
-          { year: 2022, age: 2, value: 17937.5, depreciation: 2562.5, depreciationPercent: 12.5 },
-          { year: 2023, age: 3, value: 15695.31, depreciation: 2242.19, depreciationPercent: 12.5 },
-          { year: 2024, age: 4, value: 13733.4, depreciation: 1961.91, depreciationPercent: 12.5 },
-          { year: 2025, age: 5, value: 12016.72, depreciation: 1716.68, depreciationPercent: 12.5 },
-          { year: 2026, age: 6, value: 10514.63, depreciation: 1502.09, depreciationPercent: 12.5 },
-        ],
-      },
-      meta: { vehicleType: 'sedan', vehicleAge: 6, calculatedAt: '2026-11-21T09:30:00.123Z' },
-    });
+    expect(response.body).toEqual(README_EXAMPLE_ANSWER);
     expect(response.headers['x-powered-by']).toBeUndefined();
   });
 

@@ -1,6 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { DepreciationService } from './depreciation.service';
+import { README_EXAMPLE_ANSWER } from '../../test/fixtures/readme-example';
 import { DepreciationInput } from './depreciation.types';
 
 const clockAt = (iso: string): Clock => ({ now: () => new Date(iso) });
@@ -16,25 +17,7 @@ describe('DepreciationService', () => {
   };
 
   it('answers the whole body of SPEC.md §2.2, in cents, following MODEL.md', () => {
-    expect(service.calculate(sedan)).toEqual({
-      success: true,
-      data: {
-        currentValue: 10514.63,
-        totalDepreciation: 14485.37,
-        totalDepreciationPercent: 57.94,
-        monthlyDepreciation: 201.19,
-        yearlyBreakdown: [
-          { year: 2020, age: 0, value: 25000, depreciation: 0, depreciationPercent: 0 },
-          { year: 2021, age: 1, value: 20500, depreciation: 4500, depreciationPercent: 18 },
-          { year: 2022, age: 2, value: 17937.5, depreciation: 2562.5, depreciationPercent: 12.5 },
-          { year: 2023, age: 3, value: 15695.31, depreciation: 2242.19, depreciationPercent: 12.5 },
-          { year: 2024, age: 4, value: 13733.4, depreciation: 1961.91, depreciationPercent: 12.5 },
-          { year: 2025, age: 5, value: 12016.72, depreciation: 1716.68, depreciationPercent: 12.5 },
-          { year: 2026, age: 6, value: 10514.63, depreciation: 1502.09, depreciationPercent: 12.5 },
-        ],
-      },
-      meta: { vehicleType: 'sedan', vehicleAge: 6, calculatedAt: '2026-11-21T09:30:00.123Z' },
-    });
+    expect(service.calculate(sedan)).toEqual(README_EXAMPLE_ANSWER);
   });
 
   it('lowers the value for miles above the expected 13,500 a year', () => {
