@@ -9,6 +9,13 @@ import {
 import { secondsUntilReset, utcDayNumber } from './daily-window';
 
 /**
+ * A copy of `key` in one piece. IPv6 keys are built by concatenation ('2001:db8:1:2::' + '/64'),
+ * which V8 keeps as a rope of parts; stored flat, a /64 client costs ~108 bytes instead of ~166
+ * (bench: npm run bench:memory). Done once per client and day, when its key is first stored.
+ */
+const flat = (key: string): string => (key + ' ').slice(0, -1);
+
+/**
  * Today's counters in one Map, for a single instance. No timers: the first hit of a new UTC day
  * drops yesterday's Map whole, so memory holds only the clients seen today. Counting is synchronous,
  * so a burst of concurrent requests can never pass more than `limit`.
@@ -33,8 +40,9 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
       this.day = day;
       this.counts = new Map();
     }
-    const hits = Math.max((this.counts.get(key) ?? 0) + 1, atLeast);
-    this.counts.set(key, hits);
+    const previous = this.counts.get(key);
+    const hits = Math.max((previous ?? 0) + 1, atLeast);
+    this.counts.set(previous === undefined ? flat(key) : key, hits);
     return dailyRecord(hits, limit, secondsUntilReset(now));
   }
 
