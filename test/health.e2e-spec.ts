@@ -27,4 +27,23 @@ describe('GET /health (memory store)', () => {
       .expect(200);
     expect(counted.headers['x-ratelimit-remaining']).toBe('99');
   });
+
+  it('answers /health/live and /health/ready with 200 while the counters work, uncounted', async () => {
+    const server = request(app.getHttpServer());
+    const live = await server.get('/health/live').expect(200, {
+      status: 'ok',
+      info: {},
+      error: {},
+      details: {},
+    });
+    expect(live.headers['x-ratelimit-remaining']).toBeUndefined();
+    const up = { status: 'up', store: 'memory', counting: 'memory', shared: false };
+    const ready = await server.get('/health/ready').expect(200, {
+      status: 'ok',
+      info: { dailyLimit: up },
+      error: {},
+      details: { dailyLimit: up },
+    });
+    expect(ready.headers['x-ratelimit-remaining']).toBeUndefined();
+  });
 });

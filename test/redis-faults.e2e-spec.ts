@@ -1,5 +1,6 @@
 import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
 import { health, post, remaining, TimedAnswer } from './helpers/daily-limit';
+import { send } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
 import { ServerProcess, startServer } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
@@ -70,12 +71,22 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
           },
         });
         expect(countLines(server.output(), 'unavailable')).toBe(1);
+        const ready = await send({ port: server.port, path: '/health/ready' });
+        expect(ready.status).toBe(503);
+        expect(ready.json).toEqual({
+          statusCode: 503,
+          message: expect.stringMatching(
+            /^Not ready: Redis unavailable since \d{4}-\d\d-\d\dT[\d:.]+Z: counting in memory$/,
+          ),
+        });
+        expect((await send({ port: server.port, path: '/health/live' })).status).toBe(200);
       }
 
       await redis.restart();
       await waitFor('both instances to share counters again', bothShared);
       expect((await alternate(4, '127.0.0.23')).map(remaining)).toEqual([19, 18, 17, 16]);
       for (const server of [a, b]) {
+        expect((await send({ port: server.port, path: '/health/ready' })).status).toBe(200);
         expect(countLines(server.output(), 'unavailable')).toBe(1);
         expect(countLines(server.output(), 'Daily counters shared in Redis')).toBe(2);
       }

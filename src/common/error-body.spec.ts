@@ -50,8 +50,9 @@ describe('toErrorBody', () => {
     });
   });
 
-  it('marks deliberate 5xx HttpExceptions for the log too', () => {
-    expect(toErrorBody(new ServiceUnavailableException()).expected).toBe(false);
+  it('logs a 500 HttpException, not a deliberate 503 nor a client error', () => {
+    expect(toErrorBody(new HttpException('x', 500)).expected).toBe(false);
+    expect(toErrorBody(new ServiceUnavailableException()).expected).toBe(true);
     expect(toErrorBody(new NotFoundException()).expected).toBe(true);
   });
 });

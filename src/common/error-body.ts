@@ -37,7 +37,7 @@ function messageFor(status: number, own: string | undefined): string {
 
 /**
  * Maps anything thrown while handling a request to the error body. `expected` is false for the
- * failures whose detail belongs in the log (5xx), never in the answer.
+ * failures whose detail belongs in the log (500s), never in the answer.
  */
 export function toErrorBody(exception: unknown): ErrorBody & { expected: boolean } {
   if (exception instanceof HttpException) {
@@ -45,7 +45,8 @@ export function toErrorBody(exception: unknown): ErrorBody & { expected: boolean
     return {
       statusCode,
       message: messageFor(statusCode, exception.message),
-      expected: statusCode < 500,
+      // A 503 or 504 thrown on purpose (a readiness check) says what it means; a 500 is a fault.
+      expected: statusCode !== 500,
     };
   }
   const clientStatus = clientErrorStatus(exception);

@@ -1,12 +1,22 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+import { HealthCheck, HealthCheckResult, HealthCheckService } from '@nestjs/terminus';
 import { SkipThrottle } from '@nestjs/throttler';
 import { DailyLimitState, DailyLimitStorage } from '../rate-limit/daily-limit.storage';
+import { DailyLimitHealthIndicator } from './daily-limit.health';
 
 export interface HealthResponse {
   /** `degraded`: serving, but counting in memory because Redis is unavailable. */
   status: 'ok' | 'degraded';
   dailyLimit: DailyLimitState;
+}
+
+/** The reason of the first failed check, for the `{statusCode, message}` body of a 503. */
+function notReadyMessage(result: HealthCheckResult): string {
+  const [failed] = Object.entries(result.error ?? {});
+  if (!failed) return 'Not ready';
+  const [name, details] = failed as [string, Record<string, unknown>];
+  return `Not ready: ${typeof details.reason === 'string' ? details.reason : name}`;
 }
 
 /**
@@ -17,12 +27,38 @@ export interface HealthResponse {
 @SkipThrottle()
 @Controller('health')
 export class HealthController {
-  constructor(private readonly storage: DailyLimitStorage) {}
+  constructor(
+    private readonly storage: DailyLimitStorage,
+    private readonly health: HealthCheckService,
+    private readonly dailyLimit: DailyLimitHealthIndicator,
+  ) {}
 
+  /** The store's state, always 200 while the process answers (kept from the scale-out issue). */
   @Get()
   check(): HealthResponse {
     const dailyLimit = this.storage.state();
     const degraded = dailyLimit.store === 'redis' && !dailyLimit.shared;
     return { status: degraded ? 'degraded' : 'ok', dailyLimit };
+  }
+
+  /** Liveness: the process answers. Restart it only when this fails. */
+  @Get('live')
+  @HealthCheck()
+  live(): Promise<HealthCheckResult> {
+    return this.health.check([]);
+  }
+
+  /** Readiness: 503 with the reason while this instance cannot count with the others. */
+  @Get('ready')
+  @HealthCheck()
+  async ready(): Promise<HealthCheckResult> {
+    try {
+      return await this.health.check([() => this.dailyLimit.check('dailyLimit')]);
+    } catch (error) {
+      if (!(error instanceof ServiceUnavailableException)) throw error;
+      throw new ServiceUnavailableException(
+        notReadyMessage(error.getResponse() as HealthCheckResult),
+      );
+    }
   }
 }

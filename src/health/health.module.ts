@@ -1,9 +1,13 @@
 import { Module } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
 import { DailyLimitStorageModule } from '../rate-limit/rate-limit.module';
+import { DailyLimitHealthIndicator } from './daily-limit.health';
 import { HealthController } from './health.controller';
 
 @Module({
-  imports: [DailyLimitStorageModule],
+  // Terminus's own logger is off: the storage logs each switch to and from Redis once.
+  imports: [TerminusModule.forRoot({ logger: false }), DailyLimitStorageModule],
   controllers: [HealthController],
+  providers: [DailyLimitHealthIndicator],
 })
 export class HealthModule {}
