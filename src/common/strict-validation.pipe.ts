@@ -1,13 +1,34 @@
 import { ArgumentMetadata, BadRequestException, Injectable, ValidationPipe } from '@nestjs/common';
 import { INVALID_INPUT_MESSAGE } from './error-messages';
 
+/** Deeper bodies are refused outright: class-transformer recurses once per level. */
+export const MAX_BODY_DEPTH = 32;
+
+/** Keys class-transformer skips without a word, so the whitelist would never see them. */
+const SKIPPED_KEYS = ['__proto__', 'constructor'];
+
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const hasSkippedKey = (value: Record<string, unknown>): boolean =>
+  SKIPPED_KEYS.some((key) => Object.prototype.hasOwnProperty.call(value, key));
+
+/** Whether objects and arrays nest more than `levels` deep in `value` (recursion: `levels` at most). */
+function nestsDeeperThan(value: unknown, levels: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (levels === 0) return true;
+  for (const key in value) {
+    if (nestsDeeperThan((value as Record<string, unknown>)[key], levels - 1)) return true;
+  }
+  return false;
+}
 
 /**
  * The global ValidationPipe with the contract's rules: strict JSON types (no conversion), unknown
  * fields refused, and one body for every failure. A body must be a JSON object: class-validator
- * would let an array through, and would never see a `__proto__` key (Nest strips it silently).
+ * would let an array through, and would never see a `__proto__` or `constructor` key
+ * (class-transformer drops them silently). A body nested deeper than MAX_BODY_DEPTH is refused
+ * before class-transformer's recursion could overflow the stack (a 500).
  */
 @Injectable()
 export class StrictValidationPipe extends ValidationPipe {
@@ -24,7 +45,7 @@ export class StrictValidationPipe extends ValidationPipe {
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && this.toValidate(metadata)) {
-      if (!isPlainObject(value) || Object.prototype.hasOwnProperty.call(value, '__proto__')) {
+      if (!isPlainObject(value) || hasSkippedKey(value) || nestsDeeperThan(value, MAX_BODY_DEPTH)) {
         throw new BadRequestException(INVALID_INPUT_MESSAGE);
       }
     }
