@@ -6,6 +6,7 @@ import { ClockModule } from './common/clock.module';
 import { StrictValidationPipe } from './common/strict-validation.pipe';
 import { validateEnvironment } from './config/environment';
 import { DepreciationModule } from './depreciation/depreciation.module';
+import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { DailyLimitGuard } from './rate-limit/daily-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
@@ -18,6 +19,7 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: validateEnvironment }),
     ClockModule,
+    LoggingModule,
     MetricsModule,
     RateLimitModule,
     DepreciationModule,
