@@ -2,6 +2,7 @@ import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { HttpLogger } from 'pino-http';
+import { requireHostHeader, useApiErrorBodiesInServer } from './common/http-protocol';
 import { Environment } from './config/environment';
 import { HTTP_LOGGER } from './logging/http-logger';
 import { MetricsService } from './metrics/metrics.service';
@@ -13,23 +14,26 @@ import { DOCS_PATH, setupSwagger } from './swagger';
 export const BODY_LIMIT_BYTES = 8 * 1024;
 
 /**
- * What the HTTP layer needs beyond AppModule: JSON logs (pino), metrics and request logs, security
- * headers and CORS, the JSON body parser and its limit, no X-Powered-By or ETag, and the docs.
- * main.ts and the e2e tests both call it, on an application created with `{ bodyParser: false }`,
- * so tests run what production runs.
+ * What the HTTP layer needs beyond AppModule, in this order: the JSON logger; metrics and request
+ * logs first, so answers made before routing (a preflight, a 413) are measured and logged too; the
+ * Host check, security headers and CORS; the JSON body parser and its limit; no X-Powered-By or
+ * ETag; the error body for what Node would answer itself; the docs. main.ts and the e2e tests
+ * both call it, on an application created with `{ bodyParser: false }`, so tests run what
+ * production runs.
  */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   const config = app.get<ConfigService<Environment, true>>(ConfigService);
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.set('etag', false);
-  // Before the body parser, so the answers it makes (413, malformed JSON) are measured and logged.
   app.use(app.get(MetricsService).http.middleware);
   app.use(app.get<HttpLogger>(HTTP_LOGGER));
+  app.use(requireHostHeader);
   app.use(securityHeaders());
   app.use(`/${DOCS_PATH}`, docsContentSecurityPolicy());
   app.enableCors(CORS_OPTIONS);
   app.useBodyParser('json', { limit: BODY_LIMIT_BYTES, type: 'application/json' });
+  useApiErrorBodiesInServer(app.getHttpServer());
   setupSwagger(app, config.get('RATE_LIMIT_PER_DAY', { infer: true }));
   return app;
 }
