@@ -95,7 +95,7 @@ describe('request logs', () => {
     if (sent !== undefined) void call.set('X-Request-Id', sent);
     const response = await call.expect(200);
 
-    const id = response.headers['x-request-id'] as string;
+    const id = response.headers['x-request-id'];
     expect(id).toMatch(UUID);
     expect(linesOf(id)).toHaveLength(1);
   });
@@ -113,10 +113,10 @@ describe('request logs', () => {
       .send('{"purchaseYear":')
       .expect(400);
 
-    expect(linesOf(tooLarge.headers['x-request-id'] as string)).toMatchObject([
+    expect(linesOf(tooLarge.headers['x-request-id'])).toMatchObject([
       { req: { method: 'POST', path: '/api/depreciate' }, res: { statusCode: 413 } },
     ]);
-    expect(linesOf(malformed.headers['x-request-id'] as string)).toMatchObject([
+    expect(linesOf(malformed.headers['x-request-id'])).toMatchObject([
       { req: { method: 'POST', path: '/api/depreciate' }, res: { statusCode: 400 } },
     ]);
   });
@@ -126,7 +126,7 @@ describe('request logs', () => {
       .get('/boom')
       .expect(500, { statusCode: 500, message: 'Internal server error' });
 
-    const id = response.headers['x-request-id'] as string;
+    const id = response.headers['x-request-id'];
     const [errorLine, requestLine, ...more] = linesOf(id);
     expect(more).toEqual([]);
     expect(errorLine).toMatchObject({
