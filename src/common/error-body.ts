@@ -50,7 +50,11 @@ export function toErrorBody(exception: unknown): ErrorBody & { expected: boolean
   }
   const clientStatus = clientErrorStatus(exception);
   if (clientStatus !== undefined) {
-    return { statusCode: clientStatus, message: messageFor(clientStatus, undefined), expected: true };
+    return {
+      statusCode: clientStatus,
+      message: messageFor(clientStatus, undefined),
+      expected: true,
+    };
   }
   return {
     statusCode: HttpStatus.INTERNAL_SERVER_ERROR,

@@ -36,12 +36,16 @@ const KEYS = Object.keys(new Environment()) as (keyof Environment)[];
  * typed. Throws one line naming the first bad variable, its value and what it must be.
  */
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
-  const given = Object.fromEntries(KEYS.filter((key) => raw[key] !== undefined && raw[key] !== '').map((key) => [key, raw[key]]));
+  const given = Object.fromEntries(
+    KEYS.filter((key) => raw[key] !== undefined && raw[key] !== '').map((key) => [key, raw[key]]),
+  );
   const environment = plainToInstance(Environment, given, { exposeDefaultValues: true });
   const [error] = validateSync(environment, { stopAtFirstError: true });
   if (error) {
     const reason = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
-    throw new Error(`Invalid configuration: ${error.property}=${JSON.stringify(given[error.property])} ${reason}`);
+    throw new Error(
+      `Invalid configuration: ${error.property}=${JSON.stringify(given[error.property])} ${reason}`,
+    );
   }
   return environment;
 }

@@ -44,16 +44,25 @@ export class DepreciationController {
     examples: {
       sedan: {
         summary: 'A 2020 sedan with 50,000 miles',
-        value: { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan', currentMileage: 50000 },
+        value: {
+          purchaseYear: 2020,
+          purchasePrice: 25000,
+          vehicleType: 'sedan',
+          currentMileage: 50000,
+        },
       },
     },
   })
   @ApiOkResponse({ type: DepreciationResponseDto, description: 'The valuation.' })
   @ApiBadRequestResponse({
     ...error(400, INVALID_INPUT_MESSAGE),
-    description: 'A field rule broken, an unknown field, malformed JSON, or a body that is not an object.',
+    description:
+      'A field rule broken, an unknown field, malformed JSON, or a body that is not an object.',
   })
-  @ApiPayloadTooLargeResponse({ ...error(413, PAYLOAD_TOO_LARGE_MESSAGE), description: 'Body over 8 KiB.' })
+  @ApiPayloadTooLargeResponse({
+    ...error(413, PAYLOAD_TOO_LARGE_MESSAGE),
+    description: 'Body over 8 KiB.',
+  })
   @ApiUnsupportedMediaTypeResponse({
     ...error(415, UNSUPPORTED_MEDIA_TYPE_MESSAGE),
     description: 'Content-Type is not application/json.',

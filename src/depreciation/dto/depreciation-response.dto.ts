@@ -20,7 +20,10 @@ export class YearlyEntryDto {
 }
 
 export class DepreciationDataDto {
-  @ApiProperty({ description: 'Estimated current value in USD (the last entry).', example: 12014.44 })
+  @ApiProperty({
+    description: 'Estimated current value in USD (the last entry).',
+    example: 12014.44,
+  })
   currentValue!: number;
 
   @ApiProperty({ description: 'Purchase price − current value, USD.', example: 12985.56 })
@@ -46,7 +49,10 @@ export class DepreciationMetaDto {
   @ApiProperty({ description: 'Current UTC year − purchase year.', example: 5 })
   vehicleAge!: number;
 
-  @ApiProperty({ description: 'ISO 8601 UTC with milliseconds.', example: '2025-11-21T09:30:00.123Z' })
+  @ApiProperty({
+    description: 'ISO 8601 UTC with milliseconds.',
+    example: '2025-11-21T09:30:00.123Z',
+  })
   calculatedAt!: string;
 }
 

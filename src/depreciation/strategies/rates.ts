@@ -61,14 +61,16 @@ export const RATES = {
     laterYears: 0.15,
     floor: 0.08,
     milesPerYear: 13_500,
-    source: '5-year loss 59 %: iSeeCars luxury 48.1 % vs 38.8 % overall (2023); luxury sedans 51–56 % at 3 years',
+    source:
+      '5-year loss 59 %: iSeeCars luxury 48.1 % vs 38.8 % overall (2023); luxury sedans 51–56 % at 3 years',
   },
   sports: {
     firstYear: 0.15,
     laterYears: 0.09,
     floor: 0.15,
     milesPerYear: 10_000,
-    source: '5-year loss 42 %: iSeeCars, sports cars among the best retainers (wide spread by model)',
+    source:
+      '5-year loss 42 %: iSeeCars, sports cars among the best retainers (wide spread by model)',
   },
   ev: {
     firstYear: 0.25,
@@ -90,6 +92,7 @@ export const RATES = {
     laterYears: 0.11,
     floor: 0.1,
     milesPerYear: 5_000,
-    source: '5-year loss 50 %: 49–66 % at 5 years by class (godownsize RV guide); RVIA ~4,500 mi/yr',
+    source:
+      '5-year loss 50 %: 49–66 % at 5 years by class (godownsize RV guide); RVIA ~4,500 mi/yr',
   },
 } as const satisfies Record<VehicleType, RateRow>;
