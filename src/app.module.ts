@@ -8,6 +8,8 @@ import { validateEnvironment } from './config/environment';
 import { DepreciationModule } from './depreciation/depreciation.module';
 import { HealthModule } from './health/health.module';
 import { PageModule } from './page/page.module';
+import { LoggingModule } from './logging/logging.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { DailyLimitGuard } from './rate-limit/daily-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 
@@ -19,6 +21,8 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: validateEnvironment }),
     ClockModule,
+    LoggingModule,
+    MetricsModule,
     RateLimitModule,
     DepreciationModule,
     HealthModule,

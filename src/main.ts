@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
+import { enableGracefulShutdown } from './common/graceful-shutdown';
 import { Environment, validateEnvironment } from './config/environment';
 
 async function bootstrap(): Promise<void> {
@@ -12,8 +13,7 @@ async function bootstrap(): Promise<void> {
     abortOnError: false,
   });
   configureApp(app);
-  // SIGTERM/SIGINT close the app, so providers release what they hold (the Redis connection).
-  app.enableShutdownHooks();
+  enableGracefulShutdown(app);
   const config = app.get<ConfigService<Environment, true>>(ConfigService);
   await app.listen(config.get('PORT', { infer: true }), config.get('HOST', { infer: true }));
 }

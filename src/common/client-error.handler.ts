@@ -1,36 +1,44 @@
-import type { Server } from 'node:http';
+import { HttpException } from '@nestjs/common';
+import { ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { toErrorBody } from './error-body';
 
-/** The status Node itself would answer for a request it could not parse. */
-function statusFor(error: NodeJS.ErrnoException): number {
-  if (error.code === 'HPE_HEADER_OVERFLOW') return 431;
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 408;
-  return 400;
-}
+/** Node's own statuses for what its HTTP parser refuses; anything else is a malformed request. */
+const STATUS_BY_CODE: Partial<Record<string, number>> = {
+  HPE_HEADER_OVERFLOW: 431,
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 413,
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+};
 
 /**
- * A request Node cannot parse (a broken request line, a bad header, headers over the size limit)
- * never reaches Express; Node answers it with a bare status line. Answer it with the contract's
- * error body instead, then close the connection, as Node does.
+ * The server's `clientError` listener: a request Node's HTTP parser refuses (a broken request
+ * line, an unknown method, bad chunked encoding, headers too large, a timeout) never reaches
+ * Express, and Node would answer it with a bare status line. This answers it with the API's error
+ * body instead, then closes the connection, as Node does.
  */
-export function answerClientErrorsWithJson(server: Server): void {
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const status = statusFor(error);
-    const { statusCode, message } = toErrorBody(
-      Object.assign(new Error(error.message), { status }),
-    );
-    const body = JSON.stringify({ statusCode, message });
-    socket.end(
-      `HTTP/1.1 ${statusCode} ${message}\r\n` +
-        'Content-Type: application/json; charset=utf-8\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        'Connection: close\r\n\r\n' +
-        body,
-    );
-  });
+export function answerClientError(
+  error: Error & { code?: string; rawPacket?: Buffer },
+  socket: Duplex,
+): void {
+  // A response already started on this connection must not be corrupted by a second status line.
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const status = STATUS_BY_CODE[error.code ?? ''] ?? 400;
+  const { statusCode, message } = toErrorBody(
+    new HttpException(STATUS_CODES[status] ?? '', status),
+  );
+  const body = JSON.stringify({ statusCode, message });
+  // The answer to a HEAD request has no body, even a refused one.
+  const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      'Connection: close\r\n\r\n' +
+      (head ? '' : body),
+    () => socket.destroy(),
+  );
 }

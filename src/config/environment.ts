@@ -1,4 +1,3 @@
-import { LogLevel } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
 import { IsTrustProxy } from './trust-proxy';
@@ -69,11 +68,4 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
     throw new Error(`Invalid configuration: ${error.property}=${value} ${reason}`);
   }
   return environment;
-}
-
-/** Nest's logger levels for LOG_LEVEL ('info' is Nest's 'log'). */
-export function nestLogLevels(level: AppLogLevel): LogLevel[] {
-  const ordered: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
-  const count = { silent: 0, fatal: 1, error: 2, warn: 3, info: 4, debug: 5, verbose: 6 }[level];
-  return ordered.slice(0, count);
 }

@@ -1,93 +1,119 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { connect, createServer } from 'node:net';
+import { AddressInfo, connect, createServer } from 'node:net';
 import { join } from 'node:path';
 
 export const MAIN_JS = join(__dirname, '..', '..', 'dist', 'main.js');
+const START_TIMEOUT_MS = 20_000;
+const HOST = '127.0.0.1';
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** The built server (`node dist/main.js`) running as a child process on a loopback port. */
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly host: string;
+  readonly port: number;
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  /** stdout and stderr so far, as they came. */
+  output(): string;
+  /** Everything written to stdout so far (the JSON log lines). */
+  stdout(): string;
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  /** stdout split into lines, each parsed as JSON (throws on a line that is not JSON). */
+  logLines(): Record<string, unknown>[];
+  /** Resolves once the process has ended. */
+  readonly exited: Promise<Exit>;
+  /** Sends `signal` (SIGTERM by default) if still running, and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<Exit>;
+}
 
 /** A port that was free a moment ago on 127.0.0.1. */
 export async function freePort(): Promise<number> {
   const server = createServer();
-  server.listen(0, '127.0.0.1');
+  server.listen(0, HOST);
   await once(server, 'listening');
-  const { port } = server.address() as { port: number };
+  const { port } = server.address() as AddressInfo;
   server.close();
   await once(server, 'close');
   return port;
 }
 
-export interface ServerProcess {
-  port: number;
-  /** `http://127.0.0.1:<port>` */
-  url: string;
-  child: ChildProcess;
-  /** Everything the process wrote so far. */
-  output(): string;
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
-}
-
-/** Resolves once something accepts TCP connections on the port. */
-async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, HOST);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
     });
-    if (up) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`server did not listen on ${port} within ${timeoutMs} ms`);
+    socket.once('error', () => resolve(false));
+  });
 }
 
 /**
- * Starts the built server (`node dist/main.js`, built by `npm test`'s pretest) with the given
- * environment on a free loopback port, and waits until it listens.
+ * Starts `node dist/main.js` (built by `npm test`'s pretest) with `env` on top of this process's
+ * environment (LOG_LEVEL warn unless given), on a free port of 127.0.0.1, and resolves once it
+ * accepts connections.
  */
-export async function startServer(
-  env: Record<string, string> = {},
-  command: string[] = [process.execPath, MAIN_JS],
-): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string> = {}): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(command[0], command.slice(1), {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+  const child = spawn(process.execPath, [MAIN_JS], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, HOST, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  try {
-    await waitForPort(port, child, 15_000);
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw new Error(`${(error as Error).message}\n${output}`);
+  let all = '';
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => ((out += chunk), (all += chunk)));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => ((err += chunk), (all += chunk)));
+  const exited = once(child, 'exit').then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+  }));
+  let ended = false;
+  void exited.then(() => (ended = true));
+
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (!(await canConnect(port))) {
+    if (ended || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`The server did not start on port ${port}.\n${all}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
+
   return {
-    port,
-    url: `http://127.0.0.1:${port}`,
     child,
-    output: () => output,
+    host: HOST,
+    port,
+    url: `http://${HOST}:${port}`,
+    output: () => all,
+    stdout: () => out,
+    stderr: () => err,
+    logLines: () =>
+      out
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    exited,
     stop: async (signal = 'SIGTERM') => {
-      // A server that died by a signal (as Nest's shutdown hooks end it) has no exit code.
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      child.kill(signal);
-      const [code] = (await once(child, 'exit')) as [number | null];
-      return code;
+      if (!ended) child.kill(signal);
+      return exited;
     },
   };
 }
 
-/** Runs `node dist/main.js` to its end (for start-up failures): its exit code and output. */
+/** Runs `node dist/main.js` to its end (for start-up failures): its exit code and stderr. */
 export async function runToExit(
   env: Record<string, string>,
 ): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(process.execPath, [MAIN_JS], {
-    env: { ...process.env, HOST: '127.0.0.1', ...env },
+    env: { ...process.env, HOST, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

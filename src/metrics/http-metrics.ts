@@ -1,0 +1,131 @@
+import type { Request } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { Counter, Histogram, Registry } from 'prom-client';
+
+/** The `route` label of a request no route handled: unknown paths, bodies refused before routing. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** Latency buckets in seconds: an answer takes about a millisecond, so the low end is finer. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+const STARTED_AT = Symbol('metricsStartedAt');
+type TimedResponse = ServerResponse & { [STARTED_AT]?: number };
+
+type RequestLabels = 'method' | 'route' | 'status';
+
+/** The labelled children of one route and method, created on first use. */
+interface RouteMethodChildren {
+  route: string;
+  duration: Histogram.Internal<'method' | 'route'>;
+  byStatus: Map<number, Counter.Internal>;
+}
+
+/** What metrics read of Express's `req.route`: its pattern and the methods it takes. */
+interface ExpressRoute {
+  path?: unknown;
+  methods?: Partial<Record<string, boolean>>;
+}
+
+/**
+ * The pattern of the route whose handler answered, or UNMATCHED_ROUTE. `req.route` alone can
+ * mislead: Nest mounts middleware (nestjs-pino's) with `app.all()`, a route taking every method
+ * that stays in `req.route` when no handler takes the request, and Express matches a HEAD request
+ * against a route of the path without GET. (An `@All()` handler is labelled `unmatched` too.)
+ */
+function routeLabel(route: ExpressRoute | undefined, method: string): string {
+  if (route === undefined || typeof route.path !== 'string') return UNMATCHED_ROUTE;
+  const methods = route.methods ?? {};
+  if (methods._all || (methods.get && methods.post && methods.delete)) return UNMATCHED_ROUTE;
+  if (method === 'HEAD' && !methods.head && !methods.get) return UNMATCHED_ROUTE;
+  return route.path;
+}
+
+/**
+ * The per-request metrics, recorded by an Express middleware when the answer is sent, so they also
+ * count answers made before routing (413, malformed JSON, CORS preflight, 404). The labels are the
+ * route pattern (never the raw URL), the method and the status: all bounded. Labelled children are
+ * cached in nested Maps, so a request builds no label objects and no listener closures.
+ */
+export class HttpMetrics {
+  private readonly requests: Counter<RequestLabels>;
+  private readonly duration: Histogram<'method' | 'route'>;
+  private readonly rejections: Counter;
+  private readonly validationFailures: Counter;
+  private readonly children = new Map<string, Map<string, RouteMethodChildren>>();
+  private readonly onFinish: (this: TimedResponse) => void;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.requests = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by route pattern, method and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from the request reaching the application to the end of its answer, in seconds.',
+      labelNames: ['method', 'route'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.rejections = new Counter({
+      name: 'daily_limit_rejections_total',
+      help: 'Requests refused by the daily limit (429).',
+      registers,
+    });
+    this.validationFailures = new Counter({
+      name: 'validation_failures_total',
+      help: 'Requests refused as invalid input (400).',
+      registers,
+    });
+    const record = (response: TimedResponse): void => this.record(response);
+    // One listener function for every response: `this` is the response that finished.
+    this.onFinish = function (this: TimedResponse) {
+      record(this);
+    };
+  }
+
+  /** The Express middleware: stamps the start, records the answer on `finish`. */
+  readonly middleware = (
+    _request: IncomingMessage,
+    response: ServerResponse,
+    next: () => void,
+  ): void => {
+    (response as TimedResponse)[STARTED_AT] = performance.now();
+    response.on('finish', this.onFinish);
+    next();
+  };
+
+  private record(response: TimedResponse): void {
+    const seconds = (performance.now() - (response[STARTED_AT] ?? 0)) / 1000;
+    const request = response.req as Request;
+    const { method } = request;
+    const children = this.childrenOf(routeLabel(request.route as ExpressRoute, method), method);
+    const status = response.statusCode;
+    let requests = children.byStatus.get(status);
+    if (requests === undefined) {
+      requests = this.requests.labels({ method, route: children.route, status });
+      children.byStatus.set(status, requests);
+    }
+    requests.inc();
+    children.duration.observe(seconds);
+    if (status === 429) this.rejections.inc();
+    else if (status === 400) this.validationFailures.inc();
+  }
+
+  private childrenOf(route: string, method: string): RouteMethodChildren {
+    let byMethod = this.children.get(route);
+    if (byMethod === undefined) {
+      byMethod = new Map();
+      this.children.set(route, byMethod);
+    }
+    let children = byMethod.get(method);
+    if (children === undefined) {
+      children = { route, duration: this.duration.labels({ method, route }), byStatus: new Map() };
+      byMethod.set(method, children);
+    }
+    return children;
+  }
+}

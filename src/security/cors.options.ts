@@ -1,0 +1,23 @@
+import type { CorsOptions } from '@nestjs/common/interfaces/external/cors-options.interface';
+
+/**
+ * A public API meant for browsers: any origin, no credentials. A preflight (`OPTIONS` with an
+ * Origin) is answered 204 by the CORS middleware, before routing, so it never counts against the
+ * daily limit. Browser code can read the rate-limit headers and the request id.
+ */
+export const CORS_OPTIONS: CorsOptions = {
+  origin: '*',
+  methods: ['GET', 'HEAD', 'POST'],
+  allowedHeaders: ['Content-Type', 'X-Request-Id'],
+  exposedHeaders: [
+    'X-RateLimit-Limit',
+    'X-RateLimit-Remaining',
+    'X-RateLimit-Reset',
+    'RateLimit',
+    'RateLimit-Policy',
+    'Retry-After',
+    'X-Request-Id',
+  ],
+  maxAge: 86_400,
+  optionsSuccessStatus: 204,
+};

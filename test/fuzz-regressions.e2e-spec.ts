@@ -1,0 +1,106 @@
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { exchange, parseResponses } from './helpers/raw-http';
+import { createTestApp } from './helpers/test-app';
+
+/** Answers the fuzz test (fuzz.e2e-spec.ts) found wrong, pinned here one by one. */
+const INVALID = { statusCode: 400, message: 'Invalid input parameters' };
+const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
+
+const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
+
+describe('bodies the validation pipe must refuse with 400', () => {
+  let app: NestExpressApplication;
+
+  beforeEach(async () => {
+    app = await createTestApp();
+  });
+  afterEach(() => app.close());
+
+  const post = (body: string) =>
+    request(app.getHttpServer())
+      .post('/api/depreciate')
+      .set('Content-Type', 'application/json')
+      .send(body);
+
+  it('refuses a field nested thousands deep (class-transformer overflowed the stack: a 500)', async () => {
+    await post(`{"purchaseYear":${nested(4000)},"purchasePrice":1,"vehicleType":"ev"}`).expect(
+      400,
+      INVALID,
+    );
+    await post(`{"extra":${'{"a":'.repeat(1300)}1${'}'.repeat(1300)}}`).expect(400, INVALID);
+  });
+
+  it('refuses a `constructor` key, which class-transformer dropped silently (a 200)', async () => {
+    await post(JSON.stringify({ ...VALID, constructor: { prototype: { x: 1 } } })).expect(
+      400,
+      INVALID,
+    );
+    await post(JSON.stringify({ ...VALID, constructor: 1 })).expect(400, INVALID);
+  });
+});
+
+describe('requests Node answers by itself', () => {
+  let app: NestExpressApplication;
+  let port: number;
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    await app.listen(0, '127.0.0.1');
+    port = (app.getHttpServer().address() as AddressInfo).port;
+  });
+  afterAll(() => app.close());
+
+  const answer = async (head: string, body = '') => {
+    const { received } = await exchange(Buffer.from(head + body, 'latin1'), { port });
+    return parseResponses(received, head.startsWith('HEAD '));
+  };
+
+  it.each([
+    ['an unknown method', 'FOO /api/depreciate HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['a lower-case method', 'post /api/depreciate HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['a control character in the path', 'GET /a\x01b HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['a broken header line', 'GET / HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n'],
+    [
+      'a bad chunk size',
+      'POST /api/depreciate HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n',
+    ],
+    ['HTTP/1.1 without Host', 'GET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n'],
+  ])('answers %s with the error body, not a bare status line', async (_case, head) => {
+    const [response, ...more] = await answer(head);
+    expect(more).toEqual([]);
+    expect(response.status).toBe(400);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(response.body.toString())).toEqual(INVALID);
+  });
+
+  it('answers headers over the size limit with 431 and the error body', async () => {
+    const [response] = await answer(
+      `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    expect(response.status).toBe(431);
+    expect(JSON.parse(response.body.toString())).toEqual({
+      statusCode: 431,
+      message: 'Request Header Fields Too Large',
+    });
+  });
+
+  it('answers a refused HEAD request without a body', async () => {
+    const [response, ...more] = await answer('HEAD /a\x01b HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(more).toEqual([]);
+    expect(response.status).toBe(400);
+    expect(response.body.length).toBe(0);
+  });
+
+  it('ignores an expectation it does not know instead of a bare 417', async () => {
+    const body = JSON.stringify(VALID);
+    const [response] = await answer(
+      'POST /api/depreciate HTTP/1.1\r\nHost: x\r\nConnection: close\r\nExpect: bogus\r\n' +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+      body,
+    );
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body.toString())).toMatchObject({ success: true });
+  });
+});

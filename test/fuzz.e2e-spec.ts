@@ -1,0 +1,226 @@
+import fc from 'fast-check';
+import {
+  INVALID_INPUT_MESSAGE,
+  PAYLOAD_TOO_LARGE_MESSAGE,
+  rateLimitMessage,
+  UNSUPPORTED_MEDIA_TYPE_MESSAGE,
+} from '../src/common/error-messages';
+import { FuzzRequest, fuzzRequest } from './helpers/fuzz-requests';
+import { Exchange, exchange, parseResponses, RawResponse } from './helpers/raw-http';
+import { ServerProcess, startServer } from './helpers/server-process';
+
+/**
+ * Thousands of generated requests against the built server (`node dist/main.js`): every answer is
+ * one of the contract's statuses with the contract's body, no 5xx, the process stays up and its
+ * memory does not climb. Seeded: a failure prints its seed, and FUZZ_SEED=<seed> replays it.
+ */
+const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2 ** 31;
+const RUNS = Number(process.env.FUZZ_RUNS ?? 3000);
+const WARM_UP = 300;
+const TIME_BUDGET_MS = Number(process.env.FUZZ_TIME_MS ?? 60_000);
+/**
+ * The server's old space is capped, so V8 collects instead of growing its heap lazily (uncapped,
+ * RSS rises 40-50 MiB over these requests with nothing retained; capped, 12-16 MiB): RSS then shows
+ * what is retained, and a real leak ends in an out-of-memory exit, which the checks catch too.
+ */
+const HEAP_CAP = '--max-old-space-size=64';
+/** RSS after the run may exceed RSS after the warm-up by this much. */
+const RSS_GROWTH_BOUND = 48 * 1024 * 1024;
+const CLIENTS = Array.from({ length: 16 }, (_, i) => `127.0.0.${i + 2}`);
+
+const STATUSES = new Set([200, 400, 404, 413, 415, 429]);
+const SUCCESS_KEYS = ['data', 'meta', 'success'];
+const DATA_KEYS = [
+  'currentValue',
+  'monthlyDepreciation',
+  'totalDepreciation',
+  'totalDepreciationPercent',
+  'yearlyBreakdown',
+];
+const META_KEYS = ['calculatedAt', 'vehicleAge', 'vehicleType'];
+
+const keys = (value: unknown): string[] =>
+  typeof value === 'object' && value !== null ? Object.keys(value).sort() : [];
+
+function bodyProblem(
+  request: FuzzRequest,
+  response: RawResponse,
+  limit: number,
+): string | undefined {
+  const { status, body } = response;
+  if (status >= 400) {
+    const fixed: Partial<Record<number, string>> = {
+      400: INVALID_INPUT_MESSAGE,
+      413: PAYLOAD_TOO_LARGE_MESSAGE,
+      415: UNSUPPORTED_MEDIA_TYPE_MESSAGE,
+      429: rateLimitMessage(limit),
+    };
+    const parsed = JSON.parse(body.toString('utf8')) as { statusCode?: unknown; message?: unknown };
+    const ok =
+      keys(parsed).join() === 'message,statusCode' &&
+      parsed.statusCode === status &&
+      typeof parsed.message === 'string' &&
+      (fixed[status] === undefined || parsed.message === fixed[status]);
+    return ok ? undefined : `error body ${body.toString('utf8')}`;
+  }
+  if (status === 200 && request.method === 'POST') {
+    const parsed = JSON.parse(body.toString('utf8')) as {
+      success?: unknown;
+      data?: unknown;
+      meta?: unknown;
+    };
+    const ok =
+      keys(parsed).join() === SUCCESS_KEYS.join() &&
+      parsed.success === true &&
+      keys(parsed.data).join() === DATA_KEYS.join() &&
+      keys(parsed.meta).join() === META_KEYS.join();
+    return ok ? undefined : `success body ${body.toString('utf8').slice(0, 300)}`;
+  }
+  return undefined;
+}
+
+/** What is wrong with the answer to `request`, if anything. */
+function problemWith(request: FuzzRequest, answer: Exchange, limit: number): string | undefined {
+  if (!answer.closed) return 'the server neither answered nor closed the connection';
+  if (request.abort) return undefined;
+  let responses: RawResponse[];
+  try {
+    responses = parseResponses(answer.received, request.method === 'HEAD');
+  } catch (error) {
+    return (error as Error).message;
+  }
+  // Node closes a CONNECT connection it has no tunnel for, without a word.
+  if (responses.length === 0) return request.method === 'CONNECT' ? undefined : 'no answer';
+  for (const [index, response] of responses.entries()) {
+    const preflight = response.status === 204 && request.method === 'OPTIONS' && index === 0;
+    if (!STATUSES.has(response.status) && !preflight) return `status ${response.status}`;
+    if (request.method === 'HEAD' && index === 0) continue;
+    try {
+      const problem = bodyProblem(request, response, limit);
+      if (problem) return problem;
+    } catch {
+      return `status ${response.status} with a body that is not JSON: ${response.body.toString('utf8').slice(0, 200)}`;
+    }
+  }
+  return undefined;
+}
+
+const preview = (bytes: Buffer): string => JSON.stringify(bytes.toString('latin1').slice(0, 400));
+
+interface Failure {
+  index: number;
+  problem: string;
+  request: string;
+  answer: string;
+}
+
+/** Sends `requests[from..to)` from every client at once, each client one request at a time. */
+async function fire(
+  server: ServerProcess,
+  requests: FuzzRequest[],
+  from: number,
+  to: number,
+  limit: number,
+  deadline: number,
+): Promise<{ sent: number; failures: Failure[] }> {
+  let next = from;
+  const failures: Failure[] = [];
+  await Promise.all(
+    CLIENTS.map(async (localAddress) => {
+      while (next < to && Date.now() < deadline && failures.length < 5) {
+        const index = next++;
+        const request = requests[index];
+        const answer = await exchange(request.bytes, {
+          port: server.port,
+          localAddress,
+          abort: request.abort,
+        });
+        const problem = problemWith(request, answer, limit);
+        if (problem)
+          failures.push({
+            index,
+            problem,
+            request: preview(request.bytes),
+            answer: preview(answer.received),
+          });
+      }
+    }),
+  );
+  return { sent: next - from, failures };
+}
+
+async function residentMemory(server: ServerProcess): Promise<number> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  return Number(/^process_resident_memory_bytes (\d+)/m.exec(text)?.[1]);
+}
+
+function report(failures: Failure[], seed: number): string {
+  return `fuzz seed ${seed} (replay: FUZZ_SEED=${seed} npm test -- test/fuzz.e2e-spec.ts)\n${JSON.stringify(failures, null, 2)}`;
+}
+
+describe('fuzzing the built server', () => {
+  beforeAll(() => console.log(`fuzz seed: ${SEED} (replay with FUZZ_SEED=${SEED})`));
+
+  describe('with a high daily limit', () => {
+    const limit = 1_000_000;
+    let server: ServerProcess;
+
+    beforeAll(async () => {
+      server = await startServer({
+        RATE_LIMIT_PER_DAY: String(limit),
+        LOG_LEVEL: 'error',
+        NODE_OPTIONS: HEAP_CAP,
+      });
+    });
+    afterAll(() => server?.stop());
+
+    it('answers every generated request by the contract, logs no error and keeps its memory', async () => {
+      const requests = fc.sample(fuzzRequest, { seed: SEED, numRuns: RUNS });
+      const deadline = Date.now() + TIME_BUDGET_MS;
+
+      const warmUp = await fire(server, requests, 0, WARM_UP, limit, deadline);
+      const rssBefore = await residentMemory(server);
+      const run = await fire(server, requests, WARM_UP, RUNS, limit, deadline);
+      const rssAfter = await residentMemory(server);
+      console.log(
+        `fuzz: ${warmUp.sent + run.sent} requests; RSS ${(rssBefore / 2 ** 20).toFixed(1)} MiB after ` +
+          `the warm-up, ${(rssAfter / 2 ** 20).toFixed(1)} MiB after the run`,
+      );
+
+      const failures = [...warmUp.failures, ...run.failures];
+      if (failures.length > 0) throw new Error(report(failures, SEED));
+      expect(server.child.exitCode).toBeNull();
+      expect(server.stdout()).toBe('');
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      expect(metrics).not.toMatch(/^http_requests_total\{.*status="5\d\d"\}/m);
+      expect(rssAfter - rssBefore).toBeLessThan(RSS_GROWTH_BOUND);
+    }, 120_000);
+  });
+
+  describe('past a small daily limit', () => {
+    const limit = 3;
+    let server: ServerProcess;
+
+    beforeAll(async () => {
+      server = await startServer({ RATE_LIMIT_PER_DAY: String(limit), LOG_LEVEL: 'error' });
+    });
+    afterAll(() => server?.stop());
+
+    it('answers 429s and everything else by the contract', async () => {
+      const requests = fc.sample(fuzzRequest, { seed: SEED + 1, numRuns: 400 });
+      const { failures } = await fire(
+        server,
+        requests,
+        0,
+        requests.length,
+        limit,
+        Date.now() + 30_000,
+      );
+      if (failures.length > 0) throw new Error(report(failures, SEED));
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      expect(Number(/^daily_limit_rejections_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+      expect(server.child.exitCode).toBeNull();
+      expect(server.stdout()).toBe('');
+    }, 60_000);
+  });
+});

@@ -1,0 +1,180 @@
+import { Controller, Get } from '@nestjs/common';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { hostname } from 'node:os';
+import request from 'supertest';
+import { BODY_LIMIT_BYTES } from '../src/app.setup';
+import { createHttpLogger, HTTP_LOGGER } from '../src/logging/http-logger';
+import { createTestApp } from './helpers/test-app';
+
+const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+@Controller('boom')
+class BoomController {
+  @Get()
+  boom(): never {
+    throw new Error('kaboom');
+  }
+}
+
+describe('request logs', () => {
+  let app: NestExpressApplication;
+  let output: string[];
+  const lines = (): Record<string, unknown>[] =>
+    output.map((line) => JSON.parse(line) as Record<string, unknown>);
+  const linesOf = (id: string): Record<string, unknown>[] => lines().filter((l) => l.reqId === id);
+
+  beforeEach(async () => {
+    output = [];
+    const destination = { write: (line: string) => void output.push(line) };
+    app = await createTestApp({
+      extra: { controllers: [BoomController] },
+      override: (builder) =>
+        builder.overrideProvider(HTTP_LOGGER).useValue(createHttpLogger('info', destination)),
+    });
+  });
+  afterEach(() => app.close());
+
+  it('writes one JSON line per request: method, path, status, duration, the caller’s id', async () => {
+    const response = await request(app.getHttpServer())
+      .post('/api/depreciate?token=secret-value')
+      .set('X-Request-Id', 'trace-4f2a.01:b')
+      .set('User-Agent', 'agent-under-test')
+      .send(VALID)
+      .expect(200);
+
+    expect(response.headers['x-request-id']).toBe('trace-4f2a.01:b');
+    expect(linesOf('trace-4f2a.01:b')).toEqual([
+      {
+        level: 'info',
+        time: expect.stringMatching(ISO_TIME),
+        pid: process.pid,
+        hostname: hostname(),
+        reqId: 'trace-4f2a.01:b',
+        req: {
+          method: 'POST',
+          path: '/api/depreciate',
+          remoteAddress: expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$/),
+        },
+        res: { statusCode: 200 },
+        responseTime: expect.any(Number),
+        msg: 'request completed',
+      },
+    ]);
+  });
+
+  it('logs no body, no header and no query string', async () => {
+    await request(app.getHttpServer())
+      .post('/api/depreciate?token=secret-value')
+      .set('User-Agent', 'agent-under-test')
+      .send(VALID)
+      .expect(200);
+    const text = output.join('');
+    for (const leak of [
+      'secret-value',
+      'sedan',
+      '25000',
+      'agent-under-test',
+      'content-type',
+      'headers',
+    ]) {
+      expect(text).not.toContain(leak);
+    }
+  });
+
+  it.each([
+    ['no id', undefined],
+    ['an empty id', ''],
+    ['an id of 129 characters', 'x'.repeat(129)],
+    ['an id with a space', 'two words'],
+    ['an id with a semicolon', 'a;b'],
+    ['an id with 8-bit characters', 'caf\u00e9'],
+  ])('generates a UUID for %s, sends it back and logs it', async (_case, sent) => {
+    const call = request(app.getHttpServer()).post('/api/depreciate').send(VALID);
+    if (sent !== undefined) void call.set('X-Request-Id', sent);
+    const response = await call.expect(200);
+
+    const id = response.headers['x-request-id'];
+    expect(id).toMatch(UUID);
+    expect(linesOf(id)).toHaveLength(1);
+  });
+
+  it('logs the answers the body parser gives before routing too (413, malformed JSON)', async () => {
+    const server = app.getHttpServer();
+    const tooLarge = await request(server)
+      .post('/api/depreciate')
+      .set('Content-Type', 'application/json')
+      .send(`{"a":"${'x'.repeat(BODY_LIMIT_BYTES)}"}`)
+      .expect(413);
+    const malformed = await request(server)
+      .post('/api/depreciate')
+      .set('Content-Type', 'application/json')
+      .send('{"purchaseYear":')
+      .expect(400);
+
+    expect(linesOf(tooLarge.headers['x-request-id'])).toMatchObject([
+      { req: { method: 'POST', path: '/api/depreciate' }, res: { statusCode: 413 } },
+    ]);
+    expect(linesOf(malformed.headers['x-request-id'])).toMatchObject([
+      { req: { method: 'POST', path: '/api/depreciate' }, res: { statusCode: 400 } },
+    ]);
+  });
+
+  it('logs an unexpected error once, with its stack and the request id; the answer has neither', async () => {
+    const response = await request(app.getHttpServer())
+      .get('/boom')
+      .expect(500, { statusCode: 500, message: 'Internal server error' });
+
+    const id = response.headers['x-request-id'];
+    const [errorLine, requestLine, ...more] = linesOf(id);
+    expect(more).toEqual([]);
+    expect(errorLine).toMatchObject({
+      level: 'error',
+      context: 'ExceptionsHandler',
+      err: {
+        type: 'Error',
+        message: 'kaboom',
+        stack: expect.stringContaining('at BoomController.boom'),
+      },
+    });
+    expect(requestLine).toEqual({
+      level: 'error',
+      time: expect.stringMatching(ISO_TIME),
+      pid: process.pid,
+      hostname: hostname(),
+      reqId: id,
+      req: { method: 'GET', path: '/boom', remoteAddress: expect.any(String) },
+      res: { statusCode: 500 },
+      responseTime: expect.any(Number),
+      msg: 'request failed',
+    });
+    expect(output.filter((line) => line.includes('kaboom'))).toHaveLength(1);
+  });
+});
+
+describe('log levels', () => {
+  it.each([
+    ['silent', 'silent'],
+    ['fatal', 'fatal'],
+    ['error', 'error'],
+    ['warn', 'warn'],
+    ['info', 'info'],
+    ['debug', 'debug'],
+    ['verbose', 'trace'],
+  ] as const)('LOG_LEVEL=%s logs at pino level %s', (level, pino) => {
+    expect(createHttpLogger(level).logger.level).toBe(pino);
+  });
+
+  it('leaves out request lines below the level', async () => {
+    const output: string[] = [];
+    const destination = { write: (line: string) => void output.push(line) };
+    const app = await createTestApp({
+      override: (builder) =>
+        builder.overrideProvider(HTTP_LOGGER).useValue(createHttpLogger('warn', destination)),
+    });
+    await request(app.getHttpServer()).post('/api/depreciate').send(VALID).expect(200);
+    await app.close();
+    expect(output).toEqual([]);
+  });
+});

@@ -1,0 +1,142 @@
+import { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
+import { MetricsService } from '../src/metrics/metrics.service';
+import { DailyLimitStorage, dailyRecord } from '../src/rate-limit/daily-limit.storage';
+import { createTestApp } from './helpers/test-app';
+
+const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
+
+/** The sample lines of one metric family, e.g. `http_requests_total{...} 1`. */
+const samples = (text: string, name: string): string[] =>
+  text.split('\n').filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `));
+
+describe('GET /metrics', () => {
+  let app: NestExpressApplication;
+
+  beforeEach(async () => {
+    app = await createTestApp();
+  });
+  afterEach(() => app.close());
+
+  const scrape = async (): Promise<string> => {
+    const response = await request(app.getHttpServer()).get('/metrics').expect(200);
+    expect(response.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+    return response.text;
+  };
+
+  it("serves Node's default process metrics and the HTTP metrics", async () => {
+    const text = await scrape();
+    for (const name of [
+      'process_resident_memory_bytes',
+      'process_cpu_seconds_total',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_heap_size_used_bytes',
+      'http_requests_total',
+      'http_request_duration_seconds',
+      'daily_limit_rejections_total',
+      'validation_failures_total',
+    ]) {
+      expect(text).toContain(`# TYPE ${name} `);
+    }
+  });
+
+  it('counts requests by route pattern, method and status, and times them', async () => {
+    const server = app.getHttpServer();
+    await request(server).post('/api/depreciate').send(VALID).expect(200);
+    await request(server).post('/api/depreciate').send(VALID).expect(200);
+    await request(server)
+      .post('/api/depreciate')
+      .send({ ...VALID, purchaseYear: 1800 })
+      .expect(400);
+    await request(server)
+      .post('/api/depreciate')
+      .set('Content-Type', 'application/json')
+      .send('{"broken')
+      .expect(400);
+
+    const text = await scrape();
+    expect(samples(text, 'http_requests_total')).toEqual([
+      'http_requests_total{method="POST",route="/api/depreciate",status="200"} 2',
+      'http_requests_total{method="POST",route="/api/depreciate",status="400"} 1',
+      // Malformed JSON is refused by the body parser, before any route.
+      'http_requests_total{method="POST",route="unmatched",status="400"} 1',
+    ]);
+    expect(samples(text, 'http_request_duration_seconds_count')).toEqual([
+      'http_request_duration_seconds_count{method="POST",route="/api/depreciate"} 3',
+      'http_request_duration_seconds_count{method="POST",route="unmatched"} 1',
+    ]);
+    expect(samples(text, 'validation_failures_total')).toEqual(['validation_failures_total 2']);
+    expect(samples(text, 'daily_limit_rejections_total')).toEqual([
+      'daily_limit_rejections_total 0',
+    ]);
+  });
+
+  it('labels every unknown path `unmatched`, never with the raw URL', async () => {
+    const server = app.getHttpServer();
+    for (const path of ['/a1', '/a2/b', '/api/depreciate/x', '/api/depreciate?id=42']) {
+      await request(server).get(path).expect(404);
+    }
+    await request(server).head('/api/depreciate').expect(404);
+
+    const text = await scrape();
+    expect(samples(text, 'http_requests_total')).toEqual([
+      'http_requests_total{method="GET",route="unmatched",status="404"} 4',
+      'http_requests_total{method="HEAD",route="unmatched",status="404"} 1',
+    ]);
+    expect(text).not.toMatch(/a1|a2|id=42/);
+  });
+
+  it('registers gauges for other modules, read when scraped', async () => {
+    let state = 1;
+    app.get(MetricsService).createGauge({
+      name: 'rate_limit_store_shared',
+      help: 'Whether the counters are shared (1) or local to this instance (0).',
+      collect() {
+        this.set(state);
+      },
+    });
+    expect(samples(await scrape(), 'rate_limit_store_shared')).toEqual([
+      'rate_limit_store_shared 1',
+    ]);
+    state = 0;
+    expect(samples(await scrape(), 'rate_limit_store_shared')).toEqual([
+      'rate_limit_store_shared 0',
+    ]);
+  });
+
+  it('is not counted against the daily limit', async () => {
+    const server = app.getHttpServer();
+    const scraped = await request(server).get('/metrics').expect(200);
+    expect(scraped.headers['x-ratelimit-limit']).toBeUndefined();
+    await request(server).get('/metrics').expect(200);
+    const counted = await request(server).post('/api/depreciate').send(VALID).expect(200);
+    expect(counted.headers['x-ratelimit-remaining']).toBe('99');
+  });
+});
+
+describe('GET /metrics past the daily limit', () => {
+  let app: NestExpressApplication;
+
+  beforeEach(async () => {
+    // A storage that says every client is over its limit.
+    const overLimit = { increment: () => Promise.resolve(dailyRecord(101, 100, 3600)) };
+    app = await createTestApp({
+      override: (builder) => builder.overrideProvider(DailyLimitStorage).useValue(overLimit),
+    });
+  });
+  afterEach(() => app.close());
+
+  it('still answers, and counts the 429s', async () => {
+    const server = app.getHttpServer();
+    await request(server).post('/api/depreciate').send(VALID).expect(429);
+    await request(server).post('/api/depreciate').send(VALID).expect(429);
+
+    const text = (await request(server).get('/metrics').expect(200)).text;
+    expect(samples(text, 'daily_limit_rejections_total')).toEqual([
+      'daily_limit_rejections_total 2',
+    ]);
+    expect(samples(text, 'http_requests_total')).toEqual([
+      'http_requests_total{method="POST",route="/api/depreciate",status="429"} 2',
+    ]);
+  });
+});

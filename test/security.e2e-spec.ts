@@ -1,0 +1,134 @@
+import { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
+import { DailyLimitStorage, dailyRecord } from '../src/rate-limit/daily-limit.storage';
+import { createTestApp } from './helpers/test-app';
+
+const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
+
+const STRICT_CSP =
+  "default-src 'self';base-uri 'self';font-src 'self';form-action 'self';frame-ancestors 'self';" +
+  "img-src 'self';object-src 'none';script-src 'self';script-src-attr 'none';style-src 'self';" +
+  "connect-src 'self'";
+const DOCS_CSP =
+  "default-src 'self';base-uri 'self';font-src 'self';form-action 'self';frame-ancestors 'self';" +
+  "img-src 'self' data:;object-src 'none';script-src 'self';script-src-attr 'none';" +
+  "style-src 'self' 'unsafe-inline';connect-src 'self'";
+const EXPOSED =
+  'X-RateLimit-Limit,X-RateLimit-Remaining,X-RateLimit-Reset,RateLimit,RateLimit-Policy,' +
+  'Retry-After,X-Request-Id';
+
+describe('security headers', () => {
+  let app: NestExpressApplication;
+
+  beforeEach(async () => {
+    app = await createTestApp();
+  });
+  afterEach(() => app.close());
+
+  it('sends helmet’s headers and a same-origin, no-inline CSP with every answer', async () => {
+    for (const call of [
+      request(app.getHttpServer()).post('/api/depreciate').send(VALID).expect(200),
+      request(app.getHttpServer()).get('/nowhere').expect(404),
+      request(app.getHttpServer()).get('/docs-json').expect(200),
+    ]) {
+      const { headers } = await call;
+      expect(headers['content-security-policy']).toBe(STRICT_CSP);
+      expect(headers['x-content-type-options']).toBe('nosniff');
+      expect(headers['x-frame-options']).toBe('SAMEORIGIN');
+      expect(headers['referrer-policy']).toBe('no-referrer');
+      expect(headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+      expect(headers['cross-origin-opener-policy']).toBe('same-origin');
+      expect(headers['x-powered-by']).toBeUndefined();
+    }
+  });
+
+  it('lets Swagger UI under /docs use its inline styles and data: images, scripts still same-origin', async () => {
+    for (const path of ['/docs', '/docs/swagger-ui-init.js', '/docs/swagger-ui.css']) {
+      const { headers } = await request(app.getHttpServer()).get(path).expect(200);
+      expect(headers['content-security-policy']).toBe(DOCS_CSP);
+    }
+  });
+
+  it('serves a Swagger UI page with no inline script', async () => {
+    const { text } = await request(app.getHttpServer()).get('/docs').expect(200);
+    const scripts = [...text.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const [, attributes, content] of scripts) {
+      expect(attributes).toMatch(/src="/);
+      expect(content.trim()).toBe('');
+    }
+  });
+});
+
+describe('CORS', () => {
+  let app: NestExpressApplication;
+
+  beforeEach(async () => {
+    app = await createTestApp();
+  });
+  afterEach(() => app.close());
+
+  it('answers a preflight from any origin with 204, not counted against the daily limit', async () => {
+    const preflight = await request(app.getHttpServer())
+      .options('/api/depreciate')
+      .set('Origin', 'https://calculator.example')
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'content-type,x-request-id')
+      .expect(204);
+
+    expect(preflight.text).toBe('');
+    expect(preflight.headers).toMatchObject({
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'GET,HEAD,POST',
+      'access-control-allow-headers': 'Content-Type,X-Request-Id',
+      'access-control-max-age': '86400',
+    });
+    expect(preflight.headers['access-control-allow-credentials']).toBeUndefined();
+    expect(preflight.headers['x-ratelimit-limit']).toBeUndefined();
+
+    const counted = await request(app.getHttpServer())
+      .post('/api/depreciate')
+      .send(VALID)
+      .expect(200);
+    expect(counted.headers['x-ratelimit-remaining']).toBe('99');
+  });
+
+  it('answers a preflight for any path (never a 404)', async () => {
+    await request(app.getHttpServer())
+      .options('/somewhere/else')
+      .set('Origin', 'https://calculator.example')
+      .set('Access-Control-Request-Method', 'GET')
+      .expect(204);
+  });
+
+  it('lets browser code read the answer, its rate-limit headers and its request id', async () => {
+    const { headers } = await request(app.getHttpServer())
+      .post('/api/depreciate')
+      .set('Origin', 'https://calculator.example')
+      .send(VALID)
+      .expect(200);
+    expect(headers['access-control-allow-origin']).toBe('*');
+    expect(headers['access-control-expose-headers']).toBe(EXPOSED);
+  });
+});
+
+describe('CORS past the daily limit', () => {
+  it('keeps the CORS headers on a 429, so browser code can read Retry-After', async () => {
+    const overLimit = { increment: () => Promise.resolve(dailyRecord(101, 100, 3600)) };
+    const app = await createTestApp({
+      override: (builder) => builder.overrideProvider(DailyLimitStorage).useValue(overLimit),
+    });
+    const { headers } = await request(app.getHttpServer())
+      .post('/api/depreciate')
+      .set('Origin', 'https://calculator.example')
+      .send(VALID)
+      .expect(429, {
+        statusCode: 429,
+        message: 'Rate limit exceeded. Maximum 100 requests per 24 hours.',
+      });
+    await app.close();
+    expect(headers['access-control-allow-origin']).toBe('*');
+    expect(headers['access-control-expose-headers']).toBe(EXPOSED);
+    expect(headers['retry-after']).toBe('3600');
+  });
+});
