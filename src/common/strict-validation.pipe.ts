@@ -52,7 +52,8 @@ export class StrictValidationPipe extends ValidationPipe {
         throw new BadRequestException(INVALID_INPUT_MESSAGE);
       }
       if (metadata.metatype && precheckOf(metadata.metatype)?.(value)) return value;
-      if (nestsDeeperThan(value, MAX_BODY_DEPTH)) throw new BadRequestException(INVALID_INPUT_MESSAGE);
+      if (nestsDeeperThan(value, MAX_BODY_DEPTH))
+        throw new BadRequestException(INVALID_INPUT_MESSAGE);
     }
     return super.transform(value, metadata) as Promise<unknown>;
   }

@@ -1,4 +1,4 @@
-import { nestLogLevels, validateEnvironment } from './environment';
+import { validateEnvironment } from './environment';
 
 describe('validateEnvironment', () => {
   it('gives the defaults of CONTRACT.md when nothing is set (or set empty)', () => {
@@ -55,12 +55,6 @@ describe('validateEnvironment', () => {
     ],
   ])('refuses %p in one line naming the variable', (raw, message) => {
     expect(() => validateEnvironment(raw)).toThrow(new Error(message));
-  });
-
-  it("maps LOG_LEVEL to Nest's levels", () => {
-    expect(nestLogLevels('silent')).toEqual([]);
-    expect(nestLogLevels('info')).toEqual(['fatal', 'error', 'warn', 'log']);
-    expect(nestLogLevels('verbose')).toEqual(['fatal', 'error', 'warn', 'log', 'debug', 'verbose']);
   });
 });
 

@@ -1,12 +1,12 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { SkipDailyLimit } from '../rate-limit/skip-daily-limit.decorator';
+import { SkipThrottle } from '@nestjs/throttler';
 import { MetricsService } from './metrics.service';
 
 /** `GET /metrics`: the Prometheus exposition text. Operational, so neither counted nor documented. */
 @ApiExcludeController()
-@SkipDailyLimit()
+@SkipThrottle()
 @Controller('metrics')
 export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}
