@@ -46,4 +46,9 @@ describe('GET /health (memory store)', () => {
     });
     expect(ready.headers['x-ratelimit-remaining']).toBeUndefined();
   });
+
+  it('exposes the store state as a metric', async () => {
+    const text = (await request(app.getHttpServer()).get('/metrics').expect(200)).text;
+    expect(text).toContain('daily_limit_store_shared{store="memory"} 0');
+  });
 });

@@ -80,6 +80,8 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
           ),
         });
         expect((await send({ port: server.port, path: '/health/live' })).status).toBe(200);
+        const metrics = (await send({ port: server.port, path: '/metrics' })).text;
+        expect(metrics).toContain('daily_limit_store_shared{store="redis"} 0');
       }
 
       await redis.restart();
@@ -87,6 +89,8 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
       expect((await alternate(4, '127.0.0.23')).map(remaining)).toEqual([19, 18, 17, 16]);
       for (const server of [a, b]) {
         expect((await send({ port: server.port, path: '/health/ready' })).status).toBe(200);
+        const metrics = (await send({ port: server.port, path: '/metrics' })).text;
+        expect(metrics).toContain('daily_limit_store_shared{store="redis"} 1');
         expect(countLines(server.output(), 'unavailable')).toBe(1);
         expect(countLines(server.output(), 'Daily counters shared in Redis')).toBe(2);
       }
