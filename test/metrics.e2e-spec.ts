@@ -119,7 +119,10 @@ describe('GET /metrics past the daily limit', () => {
 
   beforeEach(async () => {
     // A storage that says every client is over its limit.
-    const overLimit = { increment: () => Promise.resolve(dailyRecord(101, 100, 3600)) };
+    const overLimit = {
+      increment: () => Promise.resolve(dailyRecord(101, 100, 3600)),
+      state: () => ({ store: 'memory', counting: 'memory', shared: false }),
+    };
     app = await createTestApp({
       override: (builder) => builder.overrideProvider(DailyLimitStorage).useValue(overLimit),
     });
