@@ -1,12 +1,7 @@
 import fc from 'fast-check';
-import {
-  INVALID_INPUT_MESSAGE,
-  PAYLOAD_TOO_LARGE_MESSAGE,
-  rateLimitMessage,
-  UNSUPPORTED_MEDIA_TYPE_MESSAGE,
-} from '../src/common/error-messages';
 import { FuzzRequest, fuzzRequest } from './helpers/fuzz-requests';
-import { Exchange, exchange, parseResponses, RawResponse } from './helpers/raw-http';
+import { problemWith } from './helpers/fuzz-checks';
+import { exchange } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
 
 /**
@@ -27,83 +22,6 @@ const HEAP_CAP = '--max-old-space-size=64';
 /** RSS after the run may exceed RSS after the warm-up by this much. */
 const RSS_GROWTH_BOUND = 48 * 1024 * 1024;
 const CLIENTS = Array.from({ length: 16 }, (_, i) => `127.0.0.${i + 2}`);
-
-const STATUSES = new Set([200, 400, 404, 413, 415, 429]);
-const SUCCESS_KEYS = ['data', 'meta', 'success'];
-const DATA_KEYS = [
-  'currentValue',
-  'monthlyDepreciation',
-  'totalDepreciation',
-  'totalDepreciationPercent',
-  'yearlyBreakdown',
-];
-const META_KEYS = ['calculatedAt', 'vehicleAge', 'vehicleType'];
-
-const keys = (value: unknown): string[] =>
-  typeof value === 'object' && value !== null ? Object.keys(value).sort() : [];
-
-function bodyProblem(
-  request: FuzzRequest,
-  response: RawResponse,
-  limit: number,
-): string | undefined {
-  const { status, body } = response;
-  if (status >= 400) {
-    const fixed: Partial<Record<number, string>> = {
-      400: INVALID_INPUT_MESSAGE,
-      413: PAYLOAD_TOO_LARGE_MESSAGE,
-      415: UNSUPPORTED_MEDIA_TYPE_MESSAGE,
-      429: rateLimitMessage(limit),
-    };
-    const parsed = JSON.parse(body.toString('utf8')) as { statusCode?: unknown; message?: unknown };
-    const ok =
-      keys(parsed).join() === 'message,statusCode' &&
-      parsed.statusCode === status &&
-      typeof parsed.message === 'string' &&
-      (fixed[status] === undefined || parsed.message === fixed[status]);
-    return ok ? undefined : `error body ${body.toString('utf8')}`;
-  }
-  if (status === 200 && request.method === 'POST') {
-    const parsed = JSON.parse(body.toString('utf8')) as {
-      success?: unknown;
-      data?: unknown;
-      meta?: unknown;
-    };
-    const ok =
-      keys(parsed).join() === SUCCESS_KEYS.join() &&
-      parsed.success === true &&
-      keys(parsed.data).join() === DATA_KEYS.join() &&
-      keys(parsed.meta).join() === META_KEYS.join();
-    return ok ? undefined : `success body ${body.toString('utf8').slice(0, 300)}`;
-  }
-  return undefined;
-}
-
-/** What is wrong with the answer to `request`, if anything. */
-function problemWith(request: FuzzRequest, answer: Exchange, limit: number): string | undefined {
-  if (!answer.closed) return 'the server neither answered nor closed the connection';
-  if (request.abort) return undefined;
-  let responses: RawResponse[];
-  try {
-    responses = parseResponses(answer.received, request.method === 'HEAD');
-  } catch (error) {
-    return (error as Error).message;
-  }
-  // Node closes a CONNECT connection it has no tunnel for, without a word.
-  if (responses.length === 0) return request.method === 'CONNECT' ? undefined : 'no answer';
-  for (const [index, response] of responses.entries()) {
-    const preflight = response.status === 204 && request.method === 'OPTIONS' && index === 0;
-    if (!STATUSES.has(response.status) && !preflight) return `status ${response.status}`;
-    if (request.method === 'HEAD' && index === 0) continue;
-    try {
-      const problem = bodyProblem(request, response, limit);
-      if (problem) return problem;
-    } catch {
-      return `status ${response.status} with a body that is not JSON: ${response.body.toString('utf8').slice(0, 200)}`;
-    }
-  }
-  return undefined;
-}
 
 const preview = (bytes: Buffer): string => JSON.stringify(bytes.toString('latin1').slice(0, 400));
 
