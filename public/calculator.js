@@ -63,7 +63,7 @@
       const { empty, value } = parseNumber(text);
       if (empty) return 'Enter the purchase price.';
       if (Number.isNaN(value)) return 'Enter the price as a number, like 25000.';
-      if (value <= 0) return 'The price must be more than $0.';
+      if (value < 0.01) return 'The price must be at least $0.01.';
       if (value > MAX_PRICE) return 'The price can be at most $10,000,000.';
       return '';
     },

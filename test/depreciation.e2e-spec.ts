@@ -80,6 +80,8 @@ describe('POST /api/depreciate (e2e, through AppModule)', () => {
     ['purchaseYear null', { purchaseYear: null }],
     ['purchasePrice 0', { purchasePrice: 0 }],
     ['purchasePrice negative', { purchasePrice: -1 }],
+    ['purchasePrice under one cent', { purchasePrice: 0.009 }],
+    ['purchasePrice 5e-324', { purchasePrice: 5e-324 }],
     ['purchasePrice above 10,000,000', { purchasePrice: 10_000_000.01 }],
     ['purchasePrice as a string', { purchasePrice: '25000' }],
     ['purchasePrice a boolean', { purchasePrice: true }],

@@ -51,7 +51,7 @@ describe('the docs (/docs, /docs-json)', () => {
     expect(schema.required).toEqual(['purchaseYear', 'purchasePrice', 'vehicleType']);
     expect(schema.properties).toMatchObject({
       purchaseYear: { type: 'integer', minimum: 1900 },
-      purchasePrice: { type: 'number', minimum: 0, exclusiveMinimum: true, maximum: 10_000_000 },
+      purchasePrice: { type: 'number', minimum: 0.01, maximum: 10_000_000 },
       vehicleType: { allOf: [{ $ref: '#/components/schemas/VehicleType' }] },
       currentMileage: { type: 'number', minimum: 0, default: 0 },
     });

@@ -173,7 +173,7 @@ describeWhen(hasChromium || inCi)('The calculator page in Chromium', () => {
 
     await page.getByLabel('Purchase price (USD)').fill('0');
     await expect(page.locator('#purchasePrice-error').textContent()).resolves.toBe(
-      'The price must be more than $0.',
+      'The price must be at least $0.01.',
     );
     await page.getByLabel('Purchase price (USD)').fill('25,000');
     await expect(page.locator('#purchasePrice-error').isHidden()).resolves.toBe(true);

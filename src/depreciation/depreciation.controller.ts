@@ -63,7 +63,8 @@ export class DepreciationController {
     ...error(400, INVALID_INPUT_MESSAGE),
     description:
       'A field rule broken, an unknown field, malformed JSON, or a body that is not an object. ' +
-      'Counted, with the rate-limit headers, unless the body could not be parsed as JSON.',
+      'Counted, with the rate-limit headers, unless the body parser refused it before routing ' +
+      '(malformed JSON, or JSON that is neither an object nor an array, such as `null` or `2020`).',
     headers: RATE_LIMIT_HEADERS,
   })
   @ApiPayloadTooLargeResponse({

@@ -15,7 +15,21 @@ const classValidatorAccepts = (body: object) =>
 const nearValue = fc.oneof(
   fc.integer({ min: 1850, max: 2100 }),
   fc.double({ noNaN: false }),
-  fc.constantFrom(0, -0, -1, 0.5, 1899, 1900, 10_000_000, 10_000_000.01, 5e-324, Infinity, NaN),
+  fc.constantFrom(
+    0,
+    -0,
+    -1,
+    0.5,
+    0.01,
+    0.009,
+    1899,
+    1900,
+    10_000_000,
+    10_000_000.01,
+    5e-324,
+    Infinity,
+    NaN,
+  ),
   fc.constantFrom(...VEHICLE_TYPES, 'Sedan', 'boat', '', ' suv'),
   fc.constantFrom(null, true, false, '2020', '25000', [], {}, [2020]),
 );
@@ -34,7 +48,7 @@ const nearBody = fc.record(
 const validBody = fc.record(
   {
     purchaseYear: fc.integer({ min: 1900, max: 3000 }),
-    purchasePrice: fc.double({ min: 5e-324, max: 10_000_000, noNaN: true }),
+    purchasePrice: fc.double({ min: 0.01, max: 10_000_000, noNaN: true }),
     vehicleType: fc.constantFrom(...VEHICLE_TYPES),
     currentMileage: fc.double({ min: 0, max: 1e300, noNaN: true }),
   },

@@ -1,10 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsNumber, IsPositive, Max, Min, ValidateIf } from 'class-validator';
+import { IsIn, IsInt, IsNumber, Max, Min, ValidateIf } from 'class-validator';
 import { ValidationPrecheck } from '../../common/validation-precheck';
 import { VEHICLE_TYPES, VehicleType } from '../vehicle-type';
 
 export const MIN_PURCHASE_YEAR = 1900;
 export const MAX_PURCHASE_PRICE = 10_000_000;
+/**
+ * One cent: money is computed in cents, so a smaller price would round to 0 (or up, above itself)
+ * and break "the first entry is the price". SPEC's "positive", taken to the cent.
+ */
+export const MIN_PURCHASE_PRICE = 0.01;
 
 const finite = { allowNaN: false, allowInfinity: false };
 const FIELDS = new Set(['purchaseYear', 'purchasePrice', 'vehicleType', 'currentMileage']);
@@ -24,7 +29,7 @@ export function isValidDepreciationBody(body: Record<string, unknown>): boolean 
     Number.isInteger(purchaseYear) &&
     (purchaseYear as number) >= MIN_PURCHASE_YEAR &&
     isFiniteNumber(purchasePrice) &&
-    purchasePrice > 0 &&
+    purchasePrice >= MIN_PURCHASE_PRICE &&
     purchasePrice <= MAX_PURCHASE_PRICE &&
     TYPES.has(vehicleType) &&
     (currentMileage === undefined || (isFiniteNumber(currentMileage) && currentMileage >= 0))
@@ -49,14 +54,13 @@ export class CalculateDepreciationDto {
   purchaseYear!: number;
 
   @ApiProperty({
-    description: 'Purchase price in USD: greater than 0, at most 10,000,000. Taken to the cent.',
-    exclusiveMinimum: true,
-    minimum: 0,
+    description: 'Purchase price in USD: from 0.01 (one cent) to 10,000,000. Taken to the cent.',
+    minimum: MIN_PURCHASE_PRICE,
     maximum: MAX_PURCHASE_PRICE,
     example: 25000,
   })
   @IsNumber(finite)
-  @IsPositive()
+  @Min(MIN_PURCHASE_PRICE)
   @Max(MAX_PURCHASE_PRICE)
   purchasePrice!: number;
 

@@ -22,17 +22,17 @@ export class YearlyEntryDto {
 export class DepreciationDataDto {
   @ApiProperty({
     description: 'Estimated current value in USD (the last entry).',
-    example: 12014.44,
+    example: 12016.72,
   })
   currentValue!: number;
 
-  @ApiProperty({ description: 'Purchase price − current value, USD.', example: 12985.56 })
+  @ApiProperty({ description: 'Purchase price − current value, USD.', example: 12983.28 })
   totalDepreciation!: number;
 
-  @ApiProperty({ description: 'Total depreciation as % of the price.', example: 51.94 })
+  @ApiProperty({ description: 'Total depreciation as % of the price.', example: 51.93 })
   totalDepreciationPercent!: number;
 
-  @ApiProperty({ description: 'Total depreciation ÷ months owned (0 at age 0).', example: 216.43 })
+  @ApiProperty({ description: 'Total depreciation ÷ months owned (0 at age 0).', example: 216.39 })
   monthlyDepreciation!: number;
 
   @ApiProperty({
