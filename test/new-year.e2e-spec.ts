@@ -12,10 +12,10 @@ const LIMIT = 2;
  * without faketime's fork, which would outlive the SIGTERM that stops the server. `@` starts the
  * clock at that time and lets it run: a few seconds to check things before midnight.
  */
-const fakeTime = (start: string) => ({
+const fakeTime = (localStart: string, zone: string) => ({
   LD_PRELOAD: '/usr/$LIB/faketime/libfaketime.so.1',
-  FAKETIME: `@${start}`,
-  TZ: 'UTC',
+  FAKETIME: `@${localStart}`, // read in the process's own time zone
+  TZ: zone,
 });
 
 describeWithTools(['faketime', 'redis-server'], 'New year under faketime (built servers)', () => {
@@ -24,10 +24,16 @@ describeWithTools(['faketime', 'redis-server'], 'New year under faketime (built 
 
   beforeAll(async () => {
     redis = await RedisServer.start();
-    const env = { ...fakeTime('2026-12-31 23:59:52'), RATE_LIMIT_PER_DAY: String(LIMIT) };
+    const limit = { RATE_LIMIT_PER_DAY: String(LIMIT) };
     servers = await Promise.all([
-      startServer(env),
-      startServer({ ...env, RATE_LIMIT_STORE: 'redis', REDIS_URL: redis.url }),
+      // 8 s before 00:00 UTC, in a zone where it is already 2027: the UTC year and day still rule.
+      startServer({ ...fakeTime('2027-01-01 13:59:52', 'Pacific/Kiritimati'), ...limit }),
+      startServer({
+        ...fakeTime('2026-12-31 23:59:52', 'UTC'),
+        ...limit,
+        RATE_LIMIT_STORE: 'redis',
+        REDIS_URL: redis.url,
+      }),
     ]);
   }, PROCESS_TEST_TIMEOUT_MS);
 

@@ -1,4 +1,4 @@
-import { Controller, Get, INestApplication, Injectable } from '@nestjs/common';
+import { Controller, Get, INestApplication, Injectable, Logger } from '@nestjs/common';
 import { AddressInfo } from 'node:net';
 import { SkipThrottle } from '@nestjs/throttler';
 import request from 'supertest';
@@ -34,6 +34,11 @@ class ExtensionController {
   @Get('ping')
   ping(): { pong: true } {
     return { pong: true };
+  }
+
+  @Get('boom')
+  boom(): never {
+    throw new Error('an unexpected failure');
   }
 }
 
@@ -91,6 +96,29 @@ describe('the daily limit (e2e, through AppModule)', () => {
       const other = await depreciate(port, VALID, '127.0.0.3');
       expect(other.status).toBe(200);
       expect(other.headers['x-ratelimit-remaining']).toBe('99');
+    });
+
+    it('puts every rate-limit header on a counted 400 and on a counted 500', async () => {
+      const invalid = await depreciate(port, { ...VALID, vehicleType: 'boat' });
+      expect(invalid.status).toBe(400);
+      expect(invalid.headers).toMatchObject({
+        'x-ratelimit-limit': '100',
+        'x-ratelimit-remaining': '99',
+        'x-ratelimit-reset': '3600',
+        'ratelimit-policy': '"daily";q=100;w=86400',
+        ratelimit: '"daily";r=99;t=3600',
+      });
+      const logError = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+      try {
+        const failed = await send({ port, path: '/api/extension/boom' });
+        expect(failed.json).toEqual({ statusCode: 500, message: 'Internal server error' });
+        expect(failed.headers).toMatchObject({
+          'x-ratelimit-remaining': '98',
+          ratelimit: '"daily";r=98;t=3600',
+        });
+      } finally {
+        logError.mockRestore();
+      }
     });
 
     it('counts invalid requests too: the limit is checked before validation', async () => {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
-import { DailyLimitStorage } from '../rate-limit/daily-limit.storage';
+import { DailyLimitStorage, hasFallenBack } from '../rate-limit/daily-limit.storage';
 
 /**
  * Up while the daily counters are where they are configured to be: always with the in-memory
@@ -17,7 +17,7 @@ export class DailyLimitHealthIndicator {
   check(key: string): HealthIndicatorResult {
     const state = this.storage.state();
     const session = this.indicators.check(key);
-    if (state.store === 'redis' && !state.shared) {
+    if (hasFallenBack(state)) {
       return session.down({
         ...state,
         reason: `Redis unavailable${state.since ? ` since ${state.since}` : ''}: counting in memory`,

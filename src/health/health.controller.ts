@@ -2,7 +2,11 @@ import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService } from '@nestjs/terminus';
 import { SkipThrottle } from '@nestjs/throttler';
-import { DailyLimitState, DailyLimitStorage } from '../rate-limit/daily-limit.storage';
+import {
+  DailyLimitState,
+  DailyLimitStorage,
+  hasFallenBack,
+} from '../rate-limit/daily-limit.storage';
 import { DailyLimitHealthIndicator } from './daily-limit.health';
 
 export interface HealthResponse {
@@ -37,8 +41,7 @@ export class HealthController {
   @Get()
   check(): HealthResponse {
     const dailyLimit = this.storage.state();
-    const degraded = dailyLimit.store === 'redis' && !dailyLimit.shared;
-    return { status: degraded ? 'degraded' : 'ok', dailyLimit };
+    return { status: hasFallenBack(dailyLimit) ? 'degraded' : 'ok', dailyLimit };
   }
 
   /** Liveness: the process answers. Restart it only when this fails. */
