@@ -5,20 +5,34 @@ import { ServerProcess, startServer } from './helpers/server-process';
 const LIMIT = 3;
 const forwarded = (address: string) => ({ headers: { 'x-forwarded-for': address } });
 
-describe('Who a request counts against (built server, TRUST_PROXY off and 1)', () => {
+describe('Who a request counts against (built server, TRUST_PROXY off, 1 and a CIDR)', () => {
   let direct: ServerProcess;
   let behindProxy: ServerProcess;
+  let behindListed: ServerProcess;
 
   beforeAll(async () => {
-    [direct, behindProxy] = await Promise.all([
+    [direct, behindProxy, behindListed] = await Promise.all([
       startServer({ RATE_LIMIT_PER_DAY: String(LIMIT) }),
       startServer({ RATE_LIMIT_PER_DAY: String(LIMIT), TRUST_PROXY: '1' }),
+      startServer({ RATE_LIMIT_PER_DAY: String(LIMIT), TRUST_PROXY: '127.0.0.48/31' }),
     ]);
   }, PROCESS_TEST_TIMEOUT_MS);
 
   afterAll(async () => {
-    await Promise.all([direct?.stop(), behindProxy?.stop()]);
+    await Promise.all([direct?.stop(), behindProxy?.stop(), behindListed?.stop()]);
   }, PROCESS_TEST_TIMEOUT_MS);
+
+  it('honours X-Forwarded-For from a listed proxy (TRUST_PROXY=127.0.0.48/31) and no other', async () => {
+    const via = async (proxy: string, client: string) =>
+      remaining(await post(behindListed.port, proxy, forwarded(client)));
+    // 127.0.0.48 and .49 are in the list: each forwarded client has a budget of its own.
+    expect(await via('127.0.0.48', '198.51.100.21')).toBe(2);
+    expect(await via('127.0.0.49', '198.51.100.22')).toBe(2);
+    expect(await via('127.0.0.49', '198.51.100.21')).toBe(1);
+    // 127.0.0.50 is not: its header is ignored and it counts as itself.
+    expect(await via('127.0.0.50', '198.51.100.23')).toBe(2);
+    expect(await via('127.0.0.50', '198.51.100.24')).toBe(1);
+  });
 
   it('ignores forged forwarding headers without TRUST_PROXY', async () => {
     const forgeries: Record<string, string>[] = [
