@@ -1,8 +1,7 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { exchange, parseResponses } from './helpers/raw-http';
-import { createTestApp } from './helpers/test-app';
+import { createTestApp, listenTestApp } from './helpers/test-app';
 
 /** Answers the fuzz test (fuzz.e2e-spec.ts) found wrong, pinned here one by one. */
 const INVALID = { statusCode: 400, message: 'Invalid input parameters' };
@@ -46,9 +45,7 @@ describe('requests Node answers by itself', () => {
   let port: number;
 
   beforeAll(async () => {
-    app = await createTestApp();
-    await app.listen(0, '127.0.0.1');
-    port = (app.getHttpServer().address() as AddressInfo).port;
+    ({ app, port } = await listenTestApp());
   });
   afterAll(() => app.close());
 

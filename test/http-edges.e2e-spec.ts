@@ -2,7 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { connect } from 'node:net';
 import { AddressInfo } from 'node:net';
 import { depreciate, send } from './helpers/http';
-import { createTestApp } from './helpers/test-app';
+import { createTestApp, listenTestApp } from './helpers/test-app';
 
 /** Writes raw bytes on a fresh connection and reads everything until the server closes it. */
 function raw(port: number, bytes: string): Promise<string> {
@@ -22,9 +22,7 @@ describe('HTTP edges (e2e)', () => {
   let port: number;
 
   beforeEach(async () => {
-    app = await createTestApp();
-    await app.listen(0, '127.0.0.1');
-    port = (app.getHttpServer().address() as AddressInfo).port;
+    ({ app, port } = await listenTestApp());
   });
 
   afterEach(() => app.close());

@@ -1,5 +1,4 @@
 import { Controller, Get, INestApplication, Injectable, Logger } from '@nestjs/common';
-import { AddressInfo } from 'node:net';
 import { SkipThrottle } from '@nestjs/throttler';
 import request from 'supertest';
 import { Clock } from '../src/common/clock';
@@ -10,7 +9,7 @@ import {
   dailyRecord,
 } from '../src/rate-limit/daily-limit.storage';
 import { depreciate, send } from './helpers/http';
-import { createTestApp, FixedClock } from './helpers/test-app';
+import { FixedClock, listenTestApp } from './helpers/test-app';
 
 const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
 const LIMITED = {
@@ -49,7 +48,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
 
   const start = async (overrides: { storage?: DailyLimitStorage } = {}) => {
     clock = new FixedClock(new Date('2026-11-21T23:00:00.000Z'));
-    app = await createTestApp({
+    ({ app, port } = await listenTestApp({
       extra: { controllers: [ExtensionController, FreeController] },
       override: (builder) => {
         const withClock = builder.overrideProvider(Clock).useValue(clock);
@@ -57,9 +56,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
           ? withClock.overrideProvider(DailyLimitStorage).useValue(overrides.storage)
           : withClock;
       },
-    });
-    await app.listen(0, '127.0.0.1');
-    port = (app.getHttpServer().address() as AddressInfo).port;
+    }));
   };
 
   afterEach(() => app.close());

@@ -1,17 +1,6 @@
 /** Generated request bodies for the fuzz test: JSON texts of every kind, and broken bytes. */
 import fc from 'fast-check';
-
-const VEHICLE_TYPES = [
-  'sedan',
-  'suv',
-  'truck',
-  'luxury',
-  'economy',
-  'sports',
-  'ev',
-  'motorcycle',
-  'rv',
-];
+import { VEHICLE_TYPES } from '../../src/depreciation/vehicle-type';
 
 /** A header value or path piece: printable ASCII, sometimes any byte (CR, LF, NUL, 8-bit). */
 export const text = (maxLength: number): fc.Arbitrary<string> =>

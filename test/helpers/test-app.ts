@@ -1,4 +1,6 @@
 import { ModuleMetadata } from '@nestjs/common';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import { AppModule } from '../../src/app.module';
@@ -43,4 +45,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<NestE
   configureApp(app);
   await app.init();
   return app;
+}
+
+/** createTestApp, listening on a free port of 127.0.0.1 (for clients bound to 127.0.0.N). */
+export async function listenTestApp(
+  options: TestAppOptions = {},
+): Promise<{ app: NestExpressApplication; port: number }> {
+  const app = await createTestApp(options);
+  await app.listen(0, '127.0.0.1');
+  const server: Server = app.getHttpServer();
+  return { app, port: (server.address() as AddressInfo).port };
 }
