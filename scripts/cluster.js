@@ -10,6 +10,7 @@
 'use strict';
 
 const { spawn } = require('node:child_process');
+const { get } = require('node:http');
 const { mkdtempSync, rmSync, writeFileSync, existsSync } = require('node:fs');
 const { createServer, connect } = require('node:net');
 const { tmpdir } = require('node:os');
@@ -41,14 +42,27 @@ function accepts(port) {
   });
 }
 
-async function waitForPort(name, port, child) {
+/** Answers whether GET /health/ready on `port` says 200: the instance counts in Redis. */
+function ready(port) {
+  return new Promise((done) => {
+    get({ host: HOST, port, path: '/health/ready', agent: false }, (res) => {
+      res.resume();
+      done(res.statusCode === 200);
+    }).once('error', () => done(false));
+  });
+}
+
+async function waitUntil(name, what, child, check) {
   for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
     if (child.exitCode !== null) throw new Error(`${name} exited (code ${child.exitCode})`);
-    if (await accepts(port)) return;
+    if (await check()) return;
     await new Promise((done) => setTimeout(done, 100));
   }
-  throw new Error(`${name} did not listen on ${HOST}:${port} within 10 s`);
+  throw new Error(`${name} was not ${what} within 10 s`);
 }
+
+const waitForPort = (name, port, child) =>
+  waitUntil(name, `listening on ${HOST}:${port}`, child, () => accepts(port));
 
 /** Starts a program whose output goes to this terminal, prefixed with its name. */
 function start(name, command, args, env) {
@@ -166,7 +180,8 @@ async function main() {
         REDIS_URL: `redis://${HOST}:${redisPort}`,
         TRUST_PROXY: '1',
       });
-      return waitForPort(`instance-${index + 1}`, instancePort, instance);
+      // As a readiness probe would: traffic only once the instance counts in Redis.
+      return waitUntil(`instance-${index + 1}`, 'ready', instance, () => ready(instancePort));
     }),
   );
 

@@ -1,7 +1,7 @@
 import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
 import { post, remaining, VALID } from './helpers/daily-limit';
 import { RedisServer } from './helpers/redis-server';
-import { ServerProcess, startServer } from './helpers/server-process';
+import { ServerProcess, startServer, untilReady } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
 import { sleep } from './helpers/wait';
 
@@ -33,7 +33,7 @@ describeWithTools(['faketime', 'redis-server'], 'New year under faketime (built 
         ...limit,
         RATE_LIMIT_STORE: 'redis',
         REDIS_URL: redis.url,
-      }),
+      }).then(untilReady),
     ]);
   }, PROCESS_TEST_TIMEOUT_MS);
 

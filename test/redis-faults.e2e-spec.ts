@@ -2,7 +2,7 @@ import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
 import { health, post, remaining, TimedAnswer } from './helpers/daily-limit';
 import { send } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
-import { ServerProcess, startServer } from './helpers/server-process';
+import { ServerProcess, startServer, untilReady } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
 import { waitFor } from './helpers/wait';
 
@@ -43,7 +43,10 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
 
   beforeAll(async () => {
     redis = await RedisServer.start();
-    [a, b] = await Promise.all([startInstance(), startInstance()]);
+    [a, b] = await Promise.all([
+      startInstance().then(untilReady),
+      startInstance().then(untilReady),
+    ]);
   }, PROCESS_TEST_TIMEOUT_MS);
 
   afterAll(async () => {

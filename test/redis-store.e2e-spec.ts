@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
 import { health, post, remaining } from './helpers/daily-limit';
 import { RedisServer } from './helpers/redis-server';
-import { ServerProcess, startServer } from './helpers/server-process';
+import { ServerProcess, startServer, untilReady } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
 
 const LIMIT = 20;
@@ -19,7 +19,7 @@ describeWithTools(['redis-server'], 'Daily counters shared in Redis by two built
     const env = { RATE_LIMIT_STORE: 'redis', REDIS_URL: redis.url, RATE_LIMIT_PER_DAY: `${LIMIT}` };
     const server = await startServer(env);
     servers.push(server);
-    return server;
+    return untilReady(server);
   };
 
   beforeAll(async () => {

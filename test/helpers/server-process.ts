@@ -2,6 +2,8 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { AddressInfo, connect, createServer } from 'node:net';
 import { join } from 'node:path';
+import { send } from './http';
+import { waitFor } from './wait';
 
 export const MAIN_JS = join(__dirname, '..', '..', 'dist', 'main.js');
 const START_TIMEOUT_MS = 20_000;
@@ -120,4 +122,22 @@ export async function runToExit(
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const [code] = (await once(child, 'exit')) as [number | null];
   return { code, stderr };
+}
+
+/**
+ * Waits until the server answers 200 on GET /health/ready, as a load balancer or orchestrator
+ * would before sending it traffic (with Redis configured: until its counters are shared).
+ * Otherwise kills the server (so no test is left waiting on it) and fails with its output.
+ */
+export async function untilReady(
+  server: ServerProcess,
+  timeoutMs = 10_000,
+): Promise<ServerProcess> {
+  const ready = async () =>
+    (await send({ port: server.port, path: '/health/ready' })).status === 200;
+  await waitFor(`${server.url}/health/ready`, ready, timeoutMs).catch(async (error: Error) => {
+    await server.stop('SIGKILL');
+    throw new Error(`${error.message}\n${server.output()}`);
+  });
+  return server;
 }
