@@ -42,12 +42,14 @@ export function enableGracefulShutdown(
   const shutdown = (signal: NodeJS.Signals): void => {
     if (closing) return;
     closing = true;
+    // The listening socket closes first, so whoever reads this line finds new connections refused.
+    const drained = drain(app.getHttpServer() as Server);
     logger.log(`${signal} received: no new connections, finishing the requests in flight`);
     setTimeout(() => {
       logger.error(`Still busy ${timeoutMs} ms after ${signal}: exiting anyway`);
       process.exit(1);
     }, timeoutMs).unref();
-    drain(app.getHttpServer() as Server)
+    drained
       .then(() => app.close())
       .then(() => {
         logger.log('Closed');
