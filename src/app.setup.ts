@@ -1,11 +1,10 @@
 import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { Logger } from 'nestjs-pino';
-import { HttpLogger } from 'pino-http';
 import { requireHostHeader, useApiErrorBodiesInServer } from './common/http-protocol';
 import { Environment } from './config/environment';
 import { parseTrustProxy } from './config/trust-proxy';
-import { HTTP_LOGGER } from './logging/http-logger';
+import { AppLogger } from './logging/app-logger';
+import { requestLog } from './logging/request-log';
 import { MetricsService } from './metrics/metrics.service';
 import { CORS_OPTIONS } from './security/cors.options';
 import { docsContentSecurityPolicy, securityHeaders } from './security/security-headers';
@@ -24,13 +23,14 @@ export const BODY_LIMIT_BYTES = 8 * 1024;
  */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   const config = app.get<ConfigService<Environment, true>>(ConfigService);
-  app.useLogger(app.get(Logger));
+  const logger = app.get(AppLogger);
+  app.useLogger(logger);
   app.disable('x-powered-by');
   app.set('etag', false);
   // Off unless configured: X-Forwarded-For from an untrusted peer must not change req.ip (the client).
   app.set('trust proxy', parseTrustProxy(config.get('TRUST_PROXY', { infer: true })) ?? false);
   app.use(app.get(MetricsService).http.middleware);
-  app.use(app.get<HttpLogger>(HTTP_LOGGER));
+  app.use(requestLog(logger.pino));
   app.use(requireHostHeader);
   app.use(securityHeaders());
   app.use(`/${DOCS_PATH}`, docsContentSecurityPolicy());

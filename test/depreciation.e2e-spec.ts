@@ -171,10 +171,13 @@ describe('POST /api/depreciate (e2e, through AppModule)', () => {
         .expect(500, { statusCode: 500, message: 'Internal server error' });
       expect(response.text).not.toContain('hunter2');
       expect(logError).toHaveBeenCalledTimes(1);
-      expect(logError).toHaveBeenCalledWith(
-        'secret: db password hunter2',
-        expect.stringContaining('at BoomController.explode'),
-      );
+      expect(logError).toHaveBeenCalledWith({
+        reqId: response.headers['x-request-id'],
+        msg: 'secret: db password hunter2',
+        err: expect.objectContaining({
+          stack: expect.stringContaining('at BoomController.explode'),
+        }) as Error,
+      });
     } finally {
       logError.mockRestore();
     }

@@ -3,7 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { hostname } from 'node:os';
 import request from 'supertest';
 import { BODY_LIMIT_BYTES } from '../src/app.setup';
-import { createHttpLogger, HTTP_LOGGER } from '../src/logging/http-logger';
+import { AppLogger, createAppLogger } from '../src/logging/app-logger';
 import { createTestApp } from './helpers/test-app';
 
 const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
@@ -31,7 +31,7 @@ describe('request logs', () => {
     app = await createTestApp({
       extra: { controllers: [BoomController] },
       override: (builder) =>
-        builder.overrideProvider(HTTP_LOGGER).useValue(createHttpLogger('info', destination)),
+        builder.overrideProvider(AppLogger).useValue(createAppLogger('info', destination)),
     });
   });
   afterEach(() => app.close());
@@ -132,6 +132,7 @@ describe('request logs', () => {
     expect(errorLine).toMatchObject({
       level: 'error',
       context: 'ExceptionsHandler',
+      msg: 'kaboom',
       err: {
         type: 'Error',
         message: 'kaboom',
@@ -163,7 +164,7 @@ describe('log levels', () => {
     ['debug', 'debug'],
     ['verbose', 'trace'],
   ] as const)('LOG_LEVEL=%s logs at pino level %s', (level, pino) => {
-    expect(createHttpLogger(level).logger.level).toBe(pino);
+    expect(createAppLogger(level).pino.level).toBe(pino);
   });
 
   it('leaves out request lines below the level', async () => {
@@ -171,7 +172,7 @@ describe('log levels', () => {
     const destination = { write: (line: string) => void output.push(line) };
     const app = await createTestApp({
       override: (builder) =>
-        builder.overrideProvider(HTTP_LOGGER).useValue(createHttpLogger('warn', destination)),
+        builder.overrideProvider(AppLogger).useValue(createAppLogger('warn', destination)),
     });
     await request(app.getHttpServer()).post('/api/depreciate').send(VALID).expect(200);
     await app.close();

@@ -5,7 +5,7 @@ import { AllExceptionsFilter } from './all-exceptions.filter';
 describe('AllExceptionsFilter', () => {
   const response = { marker: 'response' };
   const host = {
-    switchToHttp: () => ({ getResponse: () => response }),
+    switchToHttp: () => ({ getResponse: () => response, getRequest: () => ({ id: 'req-7' }) }),
   } as unknown as ArgumentsHost;
   let adapter: { reply: jest.Mock; end: jest.Mock; isHeadersSent: jest.Mock };
   let filter: AllExceptionsFilter;
@@ -29,7 +29,7 @@ describe('AllExceptionsFilter', () => {
     expect(logError).not.toHaveBeenCalled();
   });
 
-  it('logs an unexpected error with its stack and sends only the generic message', () => {
+  it('logs an unexpected error (its stack with it) and the request id, and sends only the generic message', () => {
     const error = new Error('connection string postgres://u:p@h/db');
     filter.catch(error, host);
     expect(adapter.reply).toHaveBeenCalledWith(
@@ -37,7 +37,12 @@ describe('AllExceptionsFilter', () => {
       { statusCode: 500, message: 'Internal server error' },
       500,
     );
-    expect(logError).toHaveBeenCalledWith(error.message, error.stack);
+    expect(logError).toHaveBeenCalledWith({ reqId: 'req-7', err: error, msg: error.message });
+  });
+
+  it('logs a thrown value that is not an Error as its text', () => {
+    filter.catch('plain string', host);
+    expect(logError).toHaveBeenCalledWith({ reqId: 'req-7', msg: 'plain string' });
   });
 
   it('ends a response whose headers are already sent instead of answering twice', () => {

@@ -1,10 +1,12 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { IdentifiedRequest } from '../logging/request-log';
 import { toErrorBody } from './error-body';
 
 /**
  * Answers every failure with `{ statusCode, message }` and nothing else: HttpExceptions, the
- * body parser's errors, unknown routes and unexpected errors (logged with their stack, never sent).
+ * body parser's errors, unknown routes and unexpected errors (logged with their stack and the
+ * request id, never sent).
  * Headers set before the failure (rate-limit headers, Retry-After) are kept.
  */
 @Catch()
@@ -15,14 +17,17 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const { expected, statusCode, message } = toErrorBody(exception);
+    const http = host.switchToHttp();
     if (!expected) {
+      const { id } = http.getRequest<IdentifiedRequest>();
       this.logger.error(
-        exception instanceof Error ? exception.message : String(exception),
-        exception instanceof Error ? exception.stack : undefined,
+        exception instanceof Error
+          ? { reqId: id, err: exception, msg: exception.message }
+          : { reqId: id, msg: String(exception) },
       );
     }
     const { httpAdapter } = this.adapterHost;
-    const response: unknown = host.switchToHttp().getResponse();
+    const response: unknown = http.getResponse();
     if (httpAdapter.isHeadersSent(response)) {
       // Too late for a status line: end what was started rather than write a second answer.
       httpAdapter.end(response);

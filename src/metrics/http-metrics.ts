@@ -29,7 +29,7 @@ interface ExpressRoute {
 
 /**
  * The pattern of the route whose handler answered, or UNMATCHED_ROUTE. `req.route` alone can
- * mislead: Nest mounts middleware (nestjs-pino's) with `app.all()`, a route taking every method
+ * mislead: Nest mounts a module's middleware (`consumer.apply()`) with `app.all()`, a route taking every method
  * that stays in `req.route` when no handler takes the request, and Express matches a HEAD request
  * against a route of the path without GET. (An `@All()` handler is labelled `unmatched` too.)
  */

@@ -1,0 +1,102 @@
+import { LoggerService } from '@nestjs/common';
+import { inspect } from 'node:util';
+import { DestinationStream, Level, LevelWithSilent, Logger, pino, stdTimeFunctions } from 'pino';
+import { AppLogLevel } from '../config/environment';
+
+/** pino's level for LOG_LEVEL: pino has no 'verbose', its most detailed level is 'trace'. */
+export function pinoLevel(level: AppLogLevel): LevelWithSilent {
+  return level === 'verbose' ? 'trace' : level;
+}
+
+/**
+ * The process's JSON lines: `{"level":"info","time":"<ISO>","pid":…,"hostname":…, …,"msg":…}` on
+ * stdout (or `destination`), written synchronously so a line is out before the process could die.
+ */
+export function createRootLogger(level: AppLogLevel, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level: pinoLevel(level),
+      timestamp: stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination ?? pino.destination({ dest: 1, sync: true }),
+  );
+}
+
+type Fields = Record<string, unknown>;
+
+/** A plain object: its fields go into the line (an array or a class instance is a message). */
+function isFields(value: unknown): value is Fields {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** The Error Nest describes by its message and stack (`logger.error(message, stack)`). */
+function errorOf(message: string, stack: string): Error {
+  const error = new Error(message);
+  error.stack = stack;
+  return error;
+}
+
+/**
+ * Nest's LoggerService over one pino logger, so Nest's own lines, the application's and the
+ * request lines share one JSON stream. It takes Nest's calling conventions: the context last (a
+ * `new Logger('Context')` appends it), an error's stack after its message; an Error as the message
+ * is logged as `err`; an object as the message adds its fields to the line (`{ reqId, err, msg }`).
+ */
+export class AppLogger implements LoggerService {
+  constructor(readonly pino: Logger) {}
+
+  log(message: unknown, ...params: unknown[]): void {
+    this.write('info', message, params);
+  }
+
+  error(message: unknown, ...params: unknown[]): void {
+    this.write('error', message, params);
+  }
+
+  warn(message: unknown, ...params: unknown[]): void {
+    this.write('warn', message, params);
+  }
+
+  debug(message: unknown, ...params: unknown[]): void {
+    this.write('debug', message, params);
+  }
+
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.write('trace', message, params);
+  }
+
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.write('fatal', message, params);
+  }
+
+  private write(level: Level, message: unknown, params: unknown[]): void {
+    if (!this.pino.isLevelEnabled(level)) return;
+    const rest = params.filter((param) => param !== undefined);
+    const context = rest.length > 0 && typeof rest[rest.length - 1] === 'string' ? rest.pop() : '';
+    const fields: Fields = context === '' ? {} : { context };
+    let msg: unknown = message;
+    if (message instanceof Error) {
+      fields.err = message;
+      msg = message.message;
+    } else if (isFields(message)) {
+      Object.assign(fields, message);
+      msg = message.msg;
+      delete fields.msg;
+    }
+    const [stack] = rest;
+    if (level === 'error' && typeof stack === 'string' && fields.err === undefined) {
+      fields.err = errorOf(String(msg), stack);
+    }
+    this.pino[level](
+      fields,
+      typeof msg === 'string' ? msg : inspect(msg, { breakLength: Infinity }),
+    );
+  }
+}
+
+/** Creates the application's logger at `level`; tests pass a destination to read the lines. */
+export const createAppLogger = (level: AppLogLevel, destination?: DestinationStream): AppLogger =>
+  new AppLogger(createRootLogger(level, destination));
