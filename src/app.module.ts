@@ -11,7 +11,7 @@ import { PageModule } from './page/page.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { DailyLimitGuard } from './rate-limit/daily-limit.guard';
-import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { DailyLimitStorageModule, RateLimitModule } from './rate-limit/rate-limit.module';
 
 /**
  * The daily limit, validation and the error body are global (APP_*), so they apply to every module
@@ -24,6 +24,7 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
     LoggingModule,
     MetricsModule,
     RateLimitModule,
+    DailyLimitStorageModule,
     DepreciationModule,
     HealthModule,
     PageModule,

@@ -8,7 +8,9 @@ import {
   DailyLimitStorage,
   dailyRecord,
 } from '../src/rate-limit/daily-limit.storage';
-import { depreciate, send } from './helpers/http';
+import { IncomingHttpHeaders } from 'node:http';
+import { BODY_LIMIT_BYTES } from '../src/app.setup';
+import { depreciate, HttpAnswer, send } from './helpers/http';
 import { FixedClock, listenTestApp } from './helpers/test-app';
 
 const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
@@ -180,6 +182,57 @@ describe('the daily limit (e2e, through AppModule)', () => {
         expect(free.headers['x-ratelimit-remaining']).toBeUndefined();
       }
       expect((await depreciate(port, VALID)).headers['x-ratelimit-remaining']).toBe('99');
+    });
+
+    describe('once a client is over its limit', () => {
+      /** Everything but what differs between two answers anyway: the date and the request id. */
+      const comparable = ({ date: _date, 'x-request-id': _id, ...rest }: IncomingHttpHeaders) =>
+        rest;
+      const post = (body: string, headers: Record<string, string>) =>
+        send({ port, method: 'POST', path: '/api/depreciate', headers, body });
+      let first: HttpAnswer;
+
+      beforeEach(async () => {
+        for (let i = 0; i < 100; i++) await depreciate(port, VALID);
+        first = await depreciate(port, VALID);
+        expect(first.status).toBe(429);
+      });
+
+      it('answers the same 429 before reading the body, whatever the body or its type', async () => {
+        const json = { 'content-type': 'application/json' };
+        const later = [
+          await depreciate(port, VALID),
+          await post('{', json),
+          await post(`{"a":"${'x'.repeat(BODY_LIMIT_BYTES)}"}`, json),
+          await post('x', { 'content-type': 'text/plain' }),
+        ];
+        for (const answer of later) {
+          expect(answer.status).toBe(429);
+          expect(answer.text).toBe(first.text);
+          expect(comparable(answer.headers)).toEqual(comparable(first.headers));
+        }
+        expect(first.text).toBe(JSON.stringify(LIMITED));
+        const metrics = (await send({ port, path: '/metrics' })).text;
+        expect(metrics).toContain(
+          'http_requests_total{method="POST",route="/api/depreciate",status="429"} 5',
+        );
+      });
+
+      it('still answers a route marked @SkipThrottle() and an unknown path as before', async () => {
+        expect((await send({ port, path: '/api/extension/free' })).status).toBe(200);
+        expect((await send({ port, method: 'POST', path: '/nowhere' })).status).toBe(404);
+        expect((await send({ port, path: '/api/extension/ping' })).json).toEqual(LIMITED);
+        expect((await depreciate(port, VALID, '127.0.0.9')).status).toBe(200);
+      });
+
+      it('frees the client at midnight UTC', async () => {
+        expect((await post('{', { 'content-type': 'application/json' })).status).toBe(429);
+        clock.set('2026-11-22T00:00:00.000Z');
+        expect((await post('{', { 'content-type': 'application/json' })).status).toBe(400);
+        const free = await depreciate(port, VALID);
+        expect(free.status).toBe(200);
+        expect(free.headers['x-ratelimit-remaining']).toBe('99');
+      });
     });
 
     it('does not count the documentation', async () => {

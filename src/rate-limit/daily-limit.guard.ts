@@ -1,9 +1,10 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ExecutionContext, Inject, Injectable, Optional } from '@nestjs/common';
 import { ThrottlerException, ThrottlerGuard } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { rateLimitMessage } from '../common/error-messages';
 import { DailyLimitRecord, DailyLimitStorage } from './daily-limit.storage';
 import { DAY_MS } from './daily-window';
+import { EarlyRefusal } from './early-refusal';
 import { setRateLimitHeaders } from './rate-limit-headers';
 
 /** The metadata key of `@SkipThrottle()` (@nestjs/throttler does not export its constant). */
@@ -15,7 +16,8 @@ const THROTTLER_SKIP = 'THROTTLER:SKIP';
  * storage token, `@SkipThrottle()`) but does per request only what a daily window needs: whether a
  * route is skipped is decided once per handler, a storage that can count at once is not awaited
  * twice, and a refusal is one prepared exception. Every counted answer, the 429 included, carries
- * the rate-limit headers.
+ * the rate-limit headers. A refusal also shows EarlyRefusal the route, so the client's next
+ * requests there are refused before their bodies are read.
  */
 @Injectable()
 export class DailyLimitGuard extends ThrottlerGuard {
@@ -23,6 +25,8 @@ export class DailyLimitGuard extends ThrottlerGuard {
   private limit = 0;
   private refusal = new ThrottlerException();
   private readonly skipped = new Map<unknown, boolean>();
+  /** Refuses the clients this guard has found over the limit before their bodies are read. */
+  @Optional() @Inject(EarlyRefusal) private readonly early?: EarlyRefusal;
 
   override async onModuleInit(): Promise<void> {
     await super.onModuleInit();
@@ -33,16 +37,21 @@ export class DailyLimitGuard extends ThrottlerGuard {
     this.name = daily.name ?? 'default';
     this.limit = daily.limit;
     this.refusal = new ThrottlerException(rateLimitMessage(this.limit));
+    this.early?.enable(this.limit);
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.isSkipped(context)) return true;
     const http = context.switchToHttp();
     const { getTracker, generateKey } = this.commonOptions;
-    const tracker = await getTracker!(http.getRequest<Request>(), context);
-    const record = await this.count(generateKey!(context, tracker, this.name));
+    const request = http.getRequest<Request>();
+    const key = generateKey!(context, await getTracker!(request, context), this.name);
+    const record = await this.count(key);
     setRateLimitHeaders(http.getResponse<Response>(), this.limit, record);
-    if (record.isBlocked) throw this.refusal;
+    if (record.isBlocked) {
+      this.early?.learn(request, key);
+      throw this.refusal;
+    }
     return true;
   }
 

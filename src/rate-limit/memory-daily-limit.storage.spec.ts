@@ -74,4 +74,33 @@ describe('MemoryDailyLimitStorage', () => {
   it('reports an unshared memory store', () => {
     expect(storage.state()).toEqual({ store: 'memory', counting: 'memory', shared: false });
   });
+
+  describe('refuseAtOnce', () => {
+    it('answers nothing for a client it has not seen or one still under the limit', async () => {
+      expect(storage.refuseAtOnce('a', 2)).toBeUndefined();
+      await hit('a', 2);
+      expect(storage.refuseAtOnce('a', 2)).toBeUndefined();
+      await expect(hit('a', 2)).resolves.toMatchObject({ totalHits: 2, isBlocked: false });
+    });
+
+    it('counts and refuses a client with the limit already used, at once', async () => {
+      await hit('a', 2);
+      await hit('a', 2);
+      expect(storage.refuseAtOnce('a', 2)).toEqual({
+        totalHits: 3,
+        timeToExpire: 43_200,
+        isBlocked: true,
+        timeToBlockExpire: 43_200,
+      });
+      await expect(hit('a', 2)).resolves.toMatchObject({ totalHits: 4, isBlocked: true });
+      expect(storage.refuseAtOnce('b', 2)).toBeUndefined();
+    });
+
+    it("leaves yesterday's count to the next hit once the UTC day has changed", async () => {
+      await hit('a', 1);
+      clock.iso = '2026-11-22T00:00:00.000Z';
+      expect(storage.refuseAtOnce('a', 1)).toBeUndefined();
+      await expect(hit('a', 1)).resolves.toMatchObject({ totalHits: 1, isBlocked: false });
+    });
+  });
 });

@@ -46,6 +46,17 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     return dailyRecord(hits, limit, secondsUntilReset(now));
   }
 
+  override refuseAtOnce(
+    key: string,
+    limit: number,
+    now = this.clock.now().getTime(),
+  ): DailyLimitRecord | undefined {
+    const hits = this.counts.get(key);
+    if (hits === undefined || hits < limit || utcDayNumber(now) !== this.day) return undefined;
+    this.counts.set(key, hits + 1);
+    return dailyRecord(hits + 1, limit, secondsUntilReset(now));
+  }
+
   state(): DailyLimitState {
     return { store: 'memory', counting: 'memory', shared: false };
   }

@@ -7,6 +7,7 @@ import { Environment } from '../config/environment';
 import { clientKey } from './client-key';
 import { DailyLimitStorage } from './daily-limit.storage';
 import { DAY_MS } from './daily-window';
+import { EarlyRefusal } from './early-refusal';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 import { createRedisClient, redisAddress } from './redis-client';
 import { RedisDailyLimitStorage } from './redis-daily-limit.storage';
@@ -24,7 +25,7 @@ function dailyLimitStorage(
 
 /**
  * Provides the daily counters, kept apart so the throttler's options and the health check can
- * inject them. `DailyLimitStorage` stays the token, so tests replace the store with
+ * inject them, and EarlyRefusal (the guard feeds it, configureApp mounts it). `DailyLimitStorage` stays the token, so tests replace the store with
  * `overrideProvider(DailyLimitStorage)`.
  */
 @Module({
@@ -35,8 +36,9 @@ function dailyLimitStorage(
       inject: [ConfigService, MemoryDailyLimitStorage, Clock],
       useFactory: dailyLimitStorage,
     },
+    EarlyRefusal,
   ],
-  exports: [DailyLimitStorage],
+  exports: [DailyLimitStorage, EarlyRefusal],
 })
 export class DailyLimitStorageModule {}
 

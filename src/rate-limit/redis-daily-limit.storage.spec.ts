@@ -134,6 +134,23 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-serv
     ]);
   });
 
+  it('refuses at once a client whose last shared count reached the limit, and leaves others to Redis', async () => {
+    const key = 'depreciation:daily:2026-11-21:198.51.100.5';
+    expect(storage.refuseAtOnce('198.51.100.5', 2)).toBeUndefined();
+    // Another instance used the client's budget: this one learns it from its next hit.
+    await inspect.set(key, '1');
+    expect(await storage.hit('198.51.100.5', 2)).toMatchObject({ totalHits: 2, isBlocked: false });
+    expect(storage.refuseAtOnce('198.51.100.5', 2)).toEqual({
+      totalHits: 3,
+      timeToExpire: 60,
+      isBlocked: true,
+      timeToBlockExpire: 60,
+    });
+    // Counted in this instance only: no round trip for a refusal.
+    expect(await inspect.get(key)).toBe('2');
+    expect(storage.refuseAtOnce('198.51.100.6', 2)).toBeUndefined();
+  });
+
   it('closes its connection on shutdown, without logging an outage', async () => {
     const clientsBefore = Number(
       (await inspect.info('clients')).match(/connected_clients:(\d+)/)?.[1],

@@ -74,6 +74,15 @@ export class RedisDailyLimitStorage
     return this.memory.hit(key, limit, 0, now);
   }
 
+  /**
+   * Over the limit by the count this instance last saw (shared counts while Redis answers, its
+   * own while it does not): refused at once, counted in memory only. Shared counts never fall
+   * within a day, so no instance would have let the request through.
+   */
+  override refuseAtOnce(key: string, limit: number): DailyLimitRecord | undefined {
+    return this.memory.refuseAtOnce(key, limit, this.clock.now().getTime());
+  }
+
   state(): DailyLimitState {
     const shared = this.counting === 'redis';
     return { store: 'redis', counting: this.counting, shared, since: this.since.toISOString() };
