@@ -42,7 +42,7 @@ const NOTES = `## How to read it
   \`APP_GUARD\`, ttl one day, limit 10⁹), same route, same DTO, same service. The stock storage
   keeps one timestamp per hit per client and copies that array on every hit, so its cost grows
   with one client's hits of the day: the peer is restarted (and warmed up) before each round.
-  \`BENCH_PEER_BARE=1\` adds the same app without the throttler, to show what the throttler costs.
+  \`BENCH_PEER_BARE=0\` leaves out the same app without the throttler, the row that shows what Nest alone and the throttler cost.
 - Every row is first checked with one request (status, Content-Type, and the whole body against
   \`DepreciationService\`, or the contract's 429 body); during the load every answer must have the
   row's status, with no connection error or timeout, or the row is reported as not measured.
