@@ -19,8 +19,9 @@ export const BODY_LIMIT_BYTES = 8 * 1024;
  * name the client (TRUST_PROXY); metrics and request logs first, so answers made before routing (a
  * preflight, a 413, an early 429) are measured and logged too; the Host check, security headers
  * and CORS; the early refusal of clients over their limit; the JSON body parser and its limit; no
- * X-Powered-By or ETag; the error body for what Node would answer itself; the docs. main.ts and the e2e tests both call it, on an application created with
- * `{ bodyParser: false }`, so tests run what production runs.
+ * X-Powered-By or ETag; the error body for what Node would answer itself; the docs. main.ts and
+ * the e2e tests both call it, on an application created with `{ bodyParser: false }`, so tests run
+ * what production runs.
  */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   const config = app.get<ConfigService<Environment, true>>(ConfigService);

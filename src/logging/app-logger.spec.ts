@@ -46,6 +46,19 @@ describe('AppLogger', () => {
     ]);
   });
 
+  it('takes a lone stack after an error message for the stack, not for a context', () => {
+    Logger.overrideLogger(capture('info'));
+    try {
+      Logger.error('failed', 'Error: failed\n    at here');
+    } finally {
+      Logger.overrideLogger(false);
+    }
+    expect(lines()).toMatchObject([
+      { level: 'error', msg: 'failed', err: { stack: 'Error: failed\n    at here' } },
+    ]);
+    expect(lines()[0]).not.toHaveProperty('context');
+  });
+
   it('logs an object message as fields of the line, an Error in it with type, message and stack', () => {
     const error = new TypeError('kaboom');
     capture('info').error({ reqId: 'req-1', err: error, msg: 'kaboom' }, undefined, 'Handler');

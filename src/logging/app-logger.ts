@@ -32,6 +32,9 @@ function isFields(value: unknown): value is Fields {
   return prototype === Object.prototype || prototype === null;
 }
 
+/** A stack trace: a line, then `    at …` lines. */
+const looksLikeStack = (text: string): boolean => /\n\s+at /.test(text);
+
 /** The Error Nest describes by its message and stack (`logger.error(message, stack)`). */
 function errorOf(message: string, stack: string): Error {
   const error = new Error(message);
@@ -75,7 +78,10 @@ export class AppLogger implements LoggerService {
   private write(level: Level, message: unknown, params: unknown[]): void {
     if (!this.pino.isLevelEnabled(level)) return;
     const rest = params.filter((param) => param !== undefined);
-    const context = rest.length > 0 && typeof rest[rest.length - 1] === 'string' ? rest.pop() : '';
+    const last = rest[rest.length - 1];
+    // `Logger.error(message, stack)` without a context: a lone stack is not a context.
+    const isContext = typeof last === 'string' && !(level === 'error' && looksLikeStack(last));
+    const context = isContext ? (rest.pop() as string) : '';
     const fields: Fields = context === '' ? {} : { context };
     let msg: unknown = message;
     if (message instanceof Error) {

@@ -47,7 +47,7 @@ export function requestLog(logger: Logger) {
   return (request: IdentifiedRequest, response: ServerResponse, next: () => void): void => {
     request.id = requestId(request, response);
     (response as LoggedResponse)[STARTED_AT] = Date.now();
-    response.once('close', onClose);
+    response.on('close', onClose); // a response closes once: no once-wrapper needed
     next();
   };
 }

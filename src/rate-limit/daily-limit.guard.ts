@@ -37,7 +37,7 @@ export class DailyLimitGuard extends ThrottlerGuard {
     this.name = daily.name ?? 'default';
     this.limit = daily.limit;
     this.refusal = new ThrottlerException(rateLimitMessage(this.limit));
-    this.early?.enable(this.limit);
+    this.early?.enable(this.limit, this.storageService);
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ThrottlerStorage } from '@nestjs/throttler';
 import type { NextFunction, Request, Response } from 'express';
 import { rateLimitMessage } from '../common/error-messages';
 import { clientKey } from './client-key';
@@ -22,19 +23,15 @@ export class EarlyRefusal {
   /** `"POST /api/depreciate"` → the Express route, so metrics label the refusal with its route. */
   private readonly routes = new Map<string, unknown>();
   private limit = 0;
-  private body = '';
+  private body = Buffer.alloc(0);
+  /** The guard's storage, when it can answer `refuseAtOnce` (a plain ThrottlerStorage cannot). */
+  private storage?: DailyLimitStorage;
 
-  /** A plain ThrottlerStorage put in its place (tests, teams) cannot answer `refuseAtOnce`. */
-  private readonly storageCanTell: boolean;
-
-  constructor(private readonly storage: DailyLimitStorage) {
-    this.storageCanTell = storage instanceof DailyLimitStorage;
-  }
-
-  /** The daily limit the guard enforces, set once it knows it. */
-  enable(limit: number): void {
+  /** Called by the guard once it knows its limit and storage: refusals can then be learnt. */
+  enable(limit: number, storage: ThrottlerStorage): void {
     this.limit = limit;
-    this.body = JSON.stringify({ statusCode: 429, message: rateLimitMessage(limit) });
+    this.body = Buffer.from(JSON.stringify({ statusCode: 429, message: rateLimitMessage(limit) }));
+    this.storage = storage instanceof DailyLimitStorage ? storage : undefined;
   }
 
   /**
@@ -44,7 +41,7 @@ export class EarlyRefusal {
    */
   learn(request: Request, key: string): void {
     const route = request.route as { path?: unknown } | undefined;
-    if (this.limit === 0 || !this.storageCanTell || key !== clientKey(request)) return;
+    if (this.storage === undefined || key !== clientKey(request)) return;
     if (typeof route?.path !== 'string' || route.path !== request.path) return;
     this.routes.set(`${request.method} ${route.path}`, route);
   }
@@ -52,7 +49,7 @@ export class EarlyRefusal {
   readonly middleware = (request: Request, response: Response, next: NextFunction): void => {
     if (this.routes.size === 0) return next();
     const route = this.routes.get(`${request.method} ${request.path}`);
-    if (route === undefined) return next();
+    if (route === undefined || this.storage === undefined) return next();
     let record;
     try {
       record = this.storage.refuseAtOnce(clientKey(request), this.limit);
@@ -64,7 +61,7 @@ export class EarlyRefusal {
     setRateLimitHeaders(response, this.limit, record);
     response.statusCode = 429;
     response.setHeader('Content-Type', 'application/json; charset=utf-8');
-    response.setHeader('Content-Length', Buffer.byteLength(this.body));
+    response.setHeader('Content-Length', this.body.length);
     response.end(this.body);
   };
 }

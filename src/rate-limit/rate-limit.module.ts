@@ -25,7 +25,8 @@ function dailyLimitStorage(
 
 /**
  * Provides the daily counters, kept apart so the throttler's options and the health check can
- * inject them, and EarlyRefusal (the guard feeds it, configureApp mounts it). `DailyLimitStorage` stays the token, so tests replace the store with
+ * inject them, and EarlyRefusal (the guard enables and feeds it, configureApp mounts it).
+ * `DailyLimitStorage` stays the token, so tests replace the store with
  * `overrideProvider(DailyLimitStorage)`.
  */
 @Module({
