@@ -1,10 +1,12 @@
 import { Controller, Get } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { AddressInfo, connect } from 'node:net';
 import { hostname } from 'node:os';
 import request from 'supertest';
 import { BODY_LIMIT_BYTES } from '../src/app.setup';
 import { AppLogger, createAppLogger } from '../src/logging/app-logger';
 import { createTestApp } from './helpers/test-app';
+import { waitFor } from './helpers/wait';
 
 const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -15,6 +17,24 @@ class BoomController {
   @Get()
   boom(): never {
     throw new Error('kaboom');
+  }
+}
+
+/** Answers only once the test lets it: a request the client can leave before its answer. */
+@Controller('slow')
+class SlowController {
+  static release: () => void = () => undefined;
+  static reached: Promise<void>;
+  private static arrived: () => void;
+
+  static reset(): void {
+    SlowController.reached = new Promise((resolve) => (SlowController.arrived = resolve));
+  }
+
+  @Get()
+  slow(): Promise<{ late: true }> {
+    SlowController.arrived();
+    return new Promise((resolve) => (SlowController.release = () => resolve({ late: true })));
   }
 }
 
@@ -29,12 +49,15 @@ describe('request logs', () => {
     output = [];
     const destination = { write: (line: string) => void output.push(line) };
     app = await createTestApp({
-      extra: { controllers: [BoomController] },
+      extra: { controllers: [BoomController, SlowController] },
       override: (builder) =>
         builder.overrideProvider(AppLogger).useValue(createAppLogger('info', destination)),
     });
   });
-  afterEach(() => app.close());
+  afterEach(async () => {
+    SlowController.release();
+    await app.close();
+  });
 
   it('writes one JSON line per request: method, path, status, duration, the caller’s id', async () => {
     const response = await request(app.getHttpServer())
@@ -118,6 +141,23 @@ describe('request logs', () => {
     ]);
     expect(linesOf(malformed.headers['x-request-id'])).toMatchObject([
       { req: { method: 'POST', path: '/api/depreciate' }, res: { statusCode: 400 } },
+    ]);
+  });
+
+  it('logs a request the client left before its answer as aborted', async () => {
+    SlowController.reset();
+    await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.write('GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: left-early\r\n\r\n');
+    await SlowController.reached;
+    socket.destroy();
+    await waitFor('the aborted request line', () =>
+      Promise.resolve(linesOf('left-early').length > 0),
+    );
+    expect(linesOf('left-early')).toMatchObject([
+      { level: 'info', req: { method: 'GET', path: '/slow' }, msg: 'request aborted' },
     ]);
   });
 
