@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, BrowserContext, BrowserContextOptions, chromium } from 'playwright-core';
 import { ServerProcess, startServer } from './helpers/server-process';
+import { waitFor } from './helpers/wait';
 import {
   askApi,
   calculate,
@@ -13,7 +14,6 @@ import {
   percent,
   tableRows,
   Vehicle,
-  waitFor,
   YEAR,
 } from './helpers/calculator-page';
 
@@ -145,7 +145,7 @@ describeWhen(hasChromium || inCi)('The calculator page in Chromium', () => {
     );
 
     // Chart.js animates the line in; wait for it rather than for a fixed time.
-    await waitFor(async () => (await drawnPixels(page)) > 5_000);
+    await waitFor('the chart to be drawn', async () => (await drawnPixels(page)) > 5_000);
     expect(await drawnPixels(page)).toBeGreaterThan(5_000);
     const plotted = await page.evaluate(
       () => (globalThis as unknown as ChartGlobal).Chart.getChart('chart')?.data.datasets[0].data,
@@ -283,7 +283,7 @@ describeWhen(hasChromium || inCi)('The calculator page in Chromium', () => {
       hasTouch: true,
     });
     await calculate(page, suv);
-    await waitFor(async () => (await drawnPixels(page)) > 5_000);
+    await waitFor('the chart to be drawn', async () => (await drawnPixels(page)) > 5_000);
     const widths = await page
       .locator('html')
       .evaluate((html: { scrollWidth: number; clientWidth: number }) => ({

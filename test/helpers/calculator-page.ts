@@ -92,14 +92,6 @@ export const focusedId = (page: Page) =>
         .activeElement?.id ?? '',
   );
 
-export async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`Still not true after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 export const tableRows = (page: Page) =>
   page
     .locator('#breakdown tbody tr')
