@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
@@ -15,7 +16,13 @@ async function bootstrap(): Promise<void> {
   configureApp(app);
   enableGracefulShutdown(app);
   const config = app.get<ConfigService<Environment, true>>(ConfigService);
-  await app.listen(config.get('PORT', { infer: true }), config.get('HOST', { infer: true }));
+  const [port, host] = [config.get('PORT', { infer: true }), config.get('HOST', { infer: true })];
+  await app.listen(port, host);
+  // Which runtime serves matters to operators: the project pins its own (the `node` package).
+  Logger.log(
+    `Listening on http://${host}:${port} (Node ${process.version}, pid ${process.pid})`,
+    'Bootstrap',
+  );
 }
 
 // A bad variable stops start-up with one line, before Nest logs anything; exiting here, in the

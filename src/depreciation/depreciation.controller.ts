@@ -17,7 +17,7 @@ import {
 import { JsonContentTypeGuard } from '../common/json-content-type.guard';
 import { RATE_LIMIT_HEADERS } from '../rate-limit/rate-limit-headers.docs';
 import { DepreciationService } from './depreciation.service';
-import { DepreciationResult } from './depreciation.types';
+import type { DepreciationResult } from './depreciation.types';
 import { CalculateDepreciationDto } from './dto/calculate-depreciation.dto';
 import { DepreciationResponseDto } from './dto/depreciation-response.dto';
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsNumber, Max, Min, ValidateIf } from 'class-validator';
 import { ValidationPrecheck } from '../../common/validation-precheck';
-import { VEHICLE_TYPES, VehicleType } from '../vehicle-type';
+import { VEHICLE_TYPES, type VehicleType } from '../vehicle-type';
 
 export const MIN_PURCHASE_YEAR = 1900;
 export const MAX_PURCHASE_PRICE = 10_000_000;

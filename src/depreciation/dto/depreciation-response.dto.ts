@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { VEHICLE_TYPES, VehicleType } from '../vehicle-type';
+import { VEHICLE_TYPES, type VehicleType } from '../vehicle-type';
 
 /** Swagger schemas of the success body (SPEC.md §2.2); the service returns plain objects of this shape. */
 export class YearlyEntryDto {
