@@ -1,0 +1,70 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { satisfies } from 'semver';
+
+/**
+ * The pinned runtime: package.json depends on the registry's `node` package, so `npm ci` puts Node
+ * 24 in node_modules/.bin and every npm script (start, test, bench) runs on it, whatever Node the
+ * machine has. npm itself runs on the machine's Node and checks `engines` against that one, so its
+ * warnings are silenced in .npmrc; the checks here make them against the runtime that runs the code.
+ */
+const ROOT = join(__dirname, '..');
+const readJson = <T>(path: string): T => JSON.parse(readFileSync(join(ROOT, path), 'utf8')) as T;
+
+interface Manifest {
+  name?: string;
+  version?: string;
+  engines?: { node?: string };
+  dependencies?: Record<string, string>;
+  allowScripts?: Record<string, boolean>;
+}
+interface LockEntry {
+  version?: string;
+  optional?: boolean;
+  hasInstallScript?: boolean;
+}
+const manifest = readJson<Manifest>('package.json');
+const lock = readJson<{ packages: Record<string, LockEntry> }>('package-lock.json');
+
+/** Every package npm installed from the lock file (nested copies too), with its own manifest. */
+function installedPackages(): Array<{ path: string; entry: LockEntry; manifest: Manifest }> {
+  return Object.entries(lock.packages)
+    .filter(([path, entry]) => path.startsWith('node_modules/') && !entry.optional)
+    .map(([path, entry]) => ({
+      path,
+      entry,
+      manifest: readJson<Manifest>(join(path, 'package.json')),
+    }));
+}
+
+describe('The pinned runtime', () => {
+  const pinned = lock.packages['node_modules/node']?.version;
+
+  it('is the one the lock file names, running these tests and anything they start', () => {
+    expect(pinned).toMatch(/^24\.\d+\.\d+$/);
+    expect(process.version).toBe(`v${pinned}`);
+    expect(manifest.dependencies?.node).toBeDefined();
+    // The built server, the cluster script and the bench start process.execPath, never `node` on PATH.
+    expect(readdirSync(join(ROOT, 'node_modules/.bin'))).toContain('node');
+  });
+
+  it('satisfies the engines of the project, .nvmrc and every installed package', () => {
+    expect(satisfies(process.version, manifest.engines?.node ?? '')).toBe(true);
+    expect(readFileSync(join(ROOT, '.nvmrc'), 'utf8').trim()).toBe(
+      String(process.versions.node.split('.')[0]),
+    );
+    const unsatisfied = installedPackages()
+      .filter(({ manifest: m }) => m.engines?.node && !satisfies(process.version, m.engines.node))
+      .map(({ path, manifest: m }) => `${path}@${m.version} wants node ${m.engines?.node}`);
+    expect(unsatisfied).toEqual([]);
+  });
+
+  it('has every install script approved or denied in allowScripts, and approves only the runtime', () => {
+    const withScripts = installedPackages()
+      .filter(({ entry }) => entry.hasInstallScript)
+      .map(({ manifest: m }) => m.name ?? '');
+    const decided = manifest.allowScripts ?? {};
+    expect(withScripts.filter((name) => !(name in decided))).toEqual([]);
+    expect(Object.keys(decided).filter((name) => decided[name])).toEqual(['node']);
+  });
+});
