@@ -57,6 +57,13 @@ export function evaluateGoals({ results, store, soak }: GoalInputs): Goal[] {
         `${p99(row('service')).toFixed(2)} ms vs ${p99(row('express-ceiling')).toFixed(2)} ms: ${times(r)}`,
     ),
     ratioGoal(
+      'pinned Node ≥ 2 × the same build on BENCH_COMPARE_NODE',
+      service,
+      rps(row('service-other-node')),
+      (r) => r >= 2,
+      times,
+    ),
+    ratioGoal(
       'Redis store ≥ 75 % of the in-memory store',
       rps(row('service-redis')),
       service,

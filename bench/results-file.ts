@@ -5,6 +5,7 @@ import type { StoreMemory } from './memory';
 import type { SoakResult } from './soak';
 import { ROOT } from './project';
 import { CAN_PIN, LOAD_CPU, SERVER_CPU } from './processes';
+import { COMPARE_NODE } from './targets';
 import {
   loadAverage,
   machine,
@@ -75,6 +76,7 @@ function header(report: RunReport): string {
     `- Pinning: ${pinning}.`,
     `- Load: autocannon, ${s.connections} keep-alive connections, \`POST /api/depreciate\`; a ${s.warmup} s warm-up per row, then ${s.rounds} rounds × ${s.seconds} s, the rows alternating within each round; req/s is the median over the rounds.`,
     '- Bodies: the README example (2020 sedan, 7 entries) and the largest answer (`purchaseYear` 1900, 127 entries).',
+    `- Runtime: every target and the load generator run on the pinned Node ${process.version} (the \`node\` package in the lock file)${COMPARE_NODE ? `; the comparison row runs the same build on ${COMPARE_NODE} (BENCH_COMPARE_NODE)` : ''}.`,
     `- Service: \`node dist/main.js\`, NODE_ENV=production, LOG_LEVEL=${process.env.BENCH_LOG_LEVEL ?? 'info'}, stdout to /dev/null (not a TTY), stderr to \`bench/.out/\`; RATE_LIMIT_PER_DAY=10⁹ (counts, never refuses), 1 for the 429 row.`,
     `- Load average (1 / 5 / 15 min) at the start: ${report.loadAtStart}; at the end: ${loadAverage()}.`,
   ].join('\n');

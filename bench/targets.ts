@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { BENCH_JS, LARGEST_BODY, MAIN_JS, README_BODY, ROUTE } from './project';
 import { freePort, pinned, Running, SERVER_CPU, startProcess } from './processes';
 
@@ -55,9 +56,28 @@ const benchServer = (name: string, restartEachRound = false, script = name): Tar
  */
 const withBarePeer = process.env.BENCH_PEER_BARE !== '0';
 
+/**
+ * BENCH_COMPARE_NODE=/path/to/node also runs the same build of the service on that Node binary (for
+ * example the machine's own, `/usr/bin/node`), to show what the pinned runtime buys in one run.
+ */
+export const COMPARE_NODE = process.env.BENCH_COMPARE_NODE || undefined;
+
+/** The version a Node binary reports, or why it cannot be run. */
+export function nodeVersion(binary: string): string {
+  const run = spawnSync(binary, ['--version'], { encoding: 'utf8' });
+  if (run.status !== 0)
+    throw new Error(
+      `BENCH_COMPARE_NODE=${binary} does not run: ${run.error?.message ?? run.stderr}`,
+    );
+  return run.stdout.trim();
+}
+
 export function defineTargets(redisUrl: string | undefined) {
   return {
     service: service('service', NO_LIMIT),
+    otherNode: COMPARE_NODE
+      ? { ...service('service-other-node', NO_LIMIT), command: [COMPARE_NODE, MAIN_JS] }
+      : undefined,
     redis: redisUrl
       ? service('service-redis', NO_LIMIT, { RATE_LIMIT_STORE: 'redis', REDIS_URL: redisUrl })
       : undefined,
@@ -94,6 +114,9 @@ export function defineRows(t: Targets): Row[] {
   });
   return [
     readme('service (in-memory store)', t.service),
+    ...(t.otherNode && COMPARE_NODE
+      ? [readme(`the same service on Node ${nodeVersion(COMPARE_NODE)}`, t.otherNode)]
+      : []),
     ...(t.redis ? [readme('service (Redis store)', t.redis)] : []),
     readme('peer: Nest + ValidationPipe + stock throttler', t.peer),
     ...(t.barePeer
