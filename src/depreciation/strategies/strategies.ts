@@ -7,15 +7,10 @@ import { RATES, RateRow } from './rates';
 const decliningWithMileage = (rates: RateRow): DepreciationStrategy =>
   new MileageAdjustedStrategy(new DecliningBalanceStrategy(rates), rates.milesPerYear);
 
-/** One strategy per vehicle type: a new type without one fails to compile. */
-export const STRATEGIES = {
-  sedan: decliningWithMileage(RATES.sedan),
-  suv: decliningWithMileage(RATES.suv),
-  truck: decliningWithMileage(RATES.truck),
-  luxury: decliningWithMileage(RATES.luxury),
-  economy: decliningWithMileage(RATES.economy),
-  sports: decliningWithMileage(RATES.sports),
-  ev: decliningWithMileage(RATES.ev),
-  motorcycle: decliningWithMileage(RATES.motorcycle),
-  rv: decliningWithMileage(RATES.rv),
-} as const satisfies Record<VehicleType, DepreciationStrategy>;
+/**
+ * One strategy per vehicle type, from its row of the rates table (which `satisfies`
+ * `Record<VehicleType, RateRow>`, so a new type without rates fails to compile).
+ */
+export const STRATEGIES = Object.fromEntries(
+  Object.entries(RATES).map(([type, rates]) => [type, decliningWithMileage(rates)]),
+) as Record<VehicleType, DepreciationStrategy>;
