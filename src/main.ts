@@ -1,19 +1,11 @@
 import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { NestFactory } from '@nestjs/core';
-import { NestExpressApplication } from '@nestjs/platform-express';
-import { AppModule } from './app.module';
-import { configureApp } from './app.setup';
+import { createApp } from './app.factory';
 import { enableGracefulShutdown } from './common/graceful-shutdown';
-import { Environment, validateEnvironment } from './config/environment';
+import { Environment, InvalidConfigurationError } from './config/environment';
 
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
-    bodyParser: false,
-    bufferLogs: true,
-    abortOnError: false,
-  });
-  configureApp(app);
+  const app = await createApp();
   enableGracefulShutdown(app);
   const config = app.get<ConfigService<Environment, true>>(ConfigService);
   const [port, host] = [config.get('PORT', { infer: true }), config.get('HOST', { infer: true })];
@@ -25,16 +17,12 @@ async function bootstrap(): Promise<void> {
   );
 }
 
-// A bad variable stops start-up with one line, before Nest logs anything; exiting here, in the
-// first tick, also keeps ConfigModule's own (rejected) validation from being reported twice.
-try {
-  validateEnvironment(process.env);
-} catch (error) {
-  console.error((error as Error).message);
-  process.exit(1);
-}
-
+// A bad variable stops start-up with one line naming it (ConfigModule validates the environment);
+// any other failure with its stack.
 bootstrap().catch((error: unknown) => {
-  console.error(`Failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  const bad = error instanceof InvalidConfigurationError;
+  console.error(
+    bad ? error.message : `Failed to start: ${(error as Error)?.stack ?? String(error)}`,
+  );
   process.exit(1);
 });

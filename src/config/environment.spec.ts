@@ -8,7 +8,7 @@ describe('validateEnvironment', () => {
       RATE_LIMIT_PER_DAY: 100,
       RATE_LIMIT_STORE: 'memory',
       REDIS_URL: 'redis://127.0.0.1:6379',
-      TRUST_PROXY: 'off',
+      TRUST_PROXY: false,
       LOG_LEVEL: 'info',
     };
     expect({ ...validateEnvironment({}) }).toEqual(expected);
@@ -30,7 +30,7 @@ describe('validateEnvironment', () => {
       RATE_LIMIT_PER_DAY: 5,
       RATE_LIMIT_STORE: 'memory',
       REDIS_URL: 'redis://127.0.0.1:6379',
-      TRUST_PROXY: 'off',
+      TRUST_PROXY: false,
       LOG_LEVEL: 'debug',
     });
   });
@@ -67,7 +67,7 @@ describe('validateEnvironment: the daily-limit store and client identity', () =>
     });
     expect(environment.RATE_LIMIT_STORE).toBe('redis');
     expect(environment.REDIS_URL).toBe('rediss://app:secret@cache.internal:6380/2');
-    expect(environment.TRUST_PROXY).toBe('10.0.0.0/8,loopback');
+    expect(environment.TRUST_PROXY).toEqual(['10.0.0.0/8', 'loopback']);
   });
 
   it.each([

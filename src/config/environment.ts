@@ -1,12 +1,15 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
-import { IsTrustProxy } from './trust-proxy';
+import { IsTrustProxy, parseTrustProxy, type TrustProxy } from './trust-proxy';
 
 export const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'verbose'] as const;
 export type AppLogLevel = (typeof LOG_LEVELS)[number];
 
 export const RATE_LIMIT_STORES = ['memory', 'redis'] as const;
 export type RateLimitStore = (typeof RATE_LIMIT_STORES)[number];
+
+/** Requests per client per UTC day when RATE_LIMIT_PER_DAY is not set. */
+export const DEFAULT_RATE_LIMIT_PER_DAY = 100;
 
 /** A whole number written as digits only; anything else stays a string and fails @IsInt. */
 const toInteger = ({ value }: { value: unknown }): unknown =>
@@ -27,7 +30,7 @@ export class Environment {
   @Transform(toInteger)
   @IsInt({ message: 'must be a whole number of requests, 1 or more' })
   @Min(1, { message: 'must be a whole number of requests, 1 or more' })
-  RATE_LIMIT_PER_DAY: number = 100;
+  RATE_LIMIT_PER_DAY: number = DEFAULT_RATE_LIMIT_PER_DAY;
 
   /** Where the daily counters live: this instance's memory, or Redis (shared by every instance). */
   @IsIn(RATE_LIMIT_STORES, { message: `must be one of ${RATE_LIMIT_STORES.join(', ')}` })
@@ -39,9 +42,12 @@ export class Environment {
   )
   REDIS_URL: string = 'redis://127.0.0.1:6379';
 
-  /** Express `trust proxy`, as parsed by parseTrustProxy (app.setup.ts applies it). */
+  /** Express `trust proxy`, parsed here once (app.setup.ts applies it); undefined fails validation. */
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' ? parseTrustProxy(value) : value,
+  )
   @IsTrustProxy()
-  TRUST_PROXY: string = 'off';
+  TRUST_PROXY: TrustProxy = false;
 
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL: AppLogLevel = 'info';
@@ -51,6 +57,9 @@ const KEYS = Object.keys(new Environment()) as (keyof Environment)[];
 
 /** A URL's user:password part, kept out of the start-up error (REDIS_URL may carry a password). */
 const URL_CREDENTIALS = /\/\/[^/@\s"]*@/g;
+
+/** A variable this service reads is set to something it cannot use. */
+export class InvalidConfigurationError extends Error {}
 
 /**
  * Validates the variables this service reads (unset or empty means the default) and returns them
@@ -65,7 +74,9 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
   if (error) {
     const reason = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
     const value = JSON.stringify(given[error.property]).replace(URL_CREDENTIALS, '//***@');
-    throw new Error(`Invalid configuration: ${error.property}=${value} ${reason}`);
+    throw new InvalidConfigurationError(
+      `Invalid configuration: ${error.property}=${value} ${reason}`,
+    );
   }
   return environment;
 }

@@ -52,14 +52,14 @@ export function parseTrustProxy(raw: string): TrustProxy | undefined {
   return entries.every(isProxyAddress) ? entries : undefined;
 }
 
-/** Class-validator rule for TRUST_PROXY. */
+/** Class-validator rule for TRUST_PROXY, once parseTrustProxy has read it. */
 export function IsTrustProxy(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {
       name: 'isTrustProxy',
       validator: {
         validate: (value: unknown) =>
-          typeof value === 'string' && parseTrustProxy(value) !== undefined,
+          value === false || typeof value === 'number' || Array.isArray(value),
         defaultMessage: () => TRUST_PROXY_RULE,
       },
     },

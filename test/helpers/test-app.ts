@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import { AppModule } from '../../src/app.module';
-import { configureApp } from '../../src/app.setup';
+import { createApp } from '../../src/app.factory';
 import { Clock } from '../../src/common/clock';
 
 /** A clock a test sets by hand. */
@@ -40,9 +40,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<NestE
     providers: options.extra?.providers ?? [],
   });
   if (options.override) builder = options.override(builder);
-  const moduleRef = await builder.compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
-  configureApp(app);
+  const app = await createApp(await builder.compile());
   await app.init();
   return app;
 }
