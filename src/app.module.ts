@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { ClockModule } from './common/clock.module';
 import { StrictValidationPipe } from './common/strict-validation.pipe';
@@ -10,8 +10,7 @@ import { HealthModule } from './health/health.module';
 import { PageModule } from './page/page.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
-import { DailyLimitGuard } from './rate-limit/daily-limit.guard';
-import { DailyLimitStorageModule, RateLimitModule } from './rate-limit/rate-limit.module';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
 
 /**
  * The daily limit, validation and the error body are global (APP_*), so they apply to every module
@@ -24,13 +23,11 @@ import { DailyLimitStorageModule, RateLimitModule } from './rate-limit/rate-limi
     LoggingModule,
     MetricsModule,
     RateLimitModule,
-    DailyLimitStorageModule,
     DepreciationModule,
     HealthModule,
     PageModule,
   ],
   providers: [
-    { provide: APP_GUARD, useClass: DailyLimitGuard },
     { provide: APP_PIPE, useClass: StrictValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
   ],

@@ -2,7 +2,10 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { ErrorResponseDto } from './common/error-response.dto';
 import { rateLimitMessage } from './common/error-messages';
-import { RATE_LIMITED_HEADERS } from './rate-limit/rate-limit-headers.docs';
+import {
+  rateLimitHeaderDocs,
+  useLimitInHeaderExamples,
+} from './rate-limit/rate-limit-headers.docs';
 
 export const DOCS_PATH = 'docs';
 
@@ -24,7 +27,7 @@ export function setupSwagger(app: INestApplication, limit: number): void {
         status: 429,
         description: 'Daily limit of the caller exceeded (until 00:00 UTC).',
         type: ErrorResponseDto,
-        headers: RATE_LIMITED_HEADERS,
+        headers: rateLimitHeaderDocs(limit, true),
         example: { statusCode: 429, message: rateLimitMessage(limit) },
       },
       {
@@ -36,5 +39,6 @@ export function setupSwagger(app: INestApplication, limit: number): void {
     )
     .build();
   const document = SwaggerModule.createDocument(app, config);
+  useLimitInHeaderExamples(document, limit);
   SwaggerModule.setup(DOCS_PATH, app, document, { jsonDocumentUrl: `${DOCS_PATH}-json` });
 }

@@ -136,7 +136,8 @@ describe('fuzzing the built server', () => {
       );
       if (failures.length > 0) throw new Error(report(failures, SEED));
       const metrics = await (await fetch(`${server.url}/metrics`)).text();
-      expect(Number(/^daily_limit_rejections_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+      const refused = /^http_requests_total\{[^}]*status="429"\} (\d+)/m.exec(metrics);
+      expect(Number(refused?.[1])).toBeGreaterThan(0);
       expect(server.child.exitCode).toBeNull();
       expect(server.stdout()).toBe('');
     }, 60_000);

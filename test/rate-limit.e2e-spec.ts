@@ -1,16 +1,14 @@
-import { Controller, Get, INestApplication, Injectable, Logger } from '@nestjs/common';
-import { SkipThrottle } from '@nestjs/throttler';
+import { Controller, Get, INestApplication, Logger } from '@nestjs/common';
+import { getOptionsToken, SkipThrottle, Throttle } from '@nestjs/throttler';
 import request from 'supertest';
 import { Clock } from '../src/common/clock';
-import {
-  DailyLimitRecord,
-  DailyLimitState,
-  DailyLimitStorage,
-  dailyRecord,
-} from '../src/rate-limit/daily-limit.storage';
+import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
 import { IncomingHttpHeaders } from 'node:http';
 import { BODY_LIMIT_BYTES } from '../src/app.setup';
+import { AppLogger, createAppLogger } from '../src/logging/app-logger';
+import { DAY_MS } from '../src/rate-limit/daily-window';
 import { depreciate, HttpAnswer, send } from './helpers/http';
+import { OverLimitStorage } from './helpers/daily-limit';
 import { FixedClock, listenTestApp } from './helpers/test-app';
 
 const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
@@ -40,6 +38,16 @@ class ExtensionController {
   @Get('boom')
   boom(): never {
     throw new Error('an unexpected failure');
+  }
+}
+
+/** A team's route asking for a limit of its own, which the daily limit cannot honour. */
+@Controller('api/extension/throttled')
+class ThrottledController {
+  @Throttle({ default: { limit: 5, ttl: 60_000 } })
+  @Get()
+  burst(): { ok: true } {
+    return { ok: true };
   }
 }
 
@@ -257,22 +265,8 @@ describe('the daily limit (e2e, through AppModule)', () => {
   });
 
   describe('with a storage a test provides (overrideProvider)', () => {
-    @Injectable()
-    class AlwaysOverStorage extends DailyLimitStorage {
-      keys: string[] = [];
-
-      hit(key: string, limit: number): Promise<DailyLimitRecord> {
-        this.keys.push(key);
-        return Promise.resolve(dailyRecord(limit + 1, limit, 60));
-      }
-
-      state(): DailyLimitState {
-        return { store: 'memory', counting: 'memory', shared: false };
-      }
-    }
-
     it('uses it for every route, keyed by the client alone', async () => {
-      const storage = new AlwaysOverStorage();
+      const storage = new OverLimitStorage(60);
       await start({ storage });
       const answer = await request(app.getHttpServer())
         .get('/api/extension/ping')
@@ -280,6 +274,41 @@ describe('the daily limit (e2e, through AppModule)', () => {
       expect(answer.headers['retry-after']).toBe('60');
       await depreciate(port, VALID, '127.0.0.5');
       expect(storage.keys).toEqual(['127.0.0.1', '127.0.0.5']);
+    });
+  });
+
+  describe('what the guard does not honour, refused loudly', () => {
+    it('answers 500 on a handler with @Throttle(), logging an error that names the handler', async () => {
+      const lines: string[] = [];
+      ({ app } = await listenTestApp({
+        extra: { controllers: [ThrottledController] },
+        override: (builder) =>
+          builder
+            .overrideProvider(AppLogger)
+            .useValue(createAppLogger('error', { write: (line: string) => void lines.push(line) })),
+      }));
+      await request(app.getHttpServer())
+        .get('/api/extension/throttled')
+        .expect(500, { statusCode: 500, message: 'Internal server error' });
+      const logged = lines.map((line) => JSON.parse(line) as { msg?: string });
+      expect(logged.map((line) => line.msg)).toContain(
+        '@Throttle() on ThrottledController.burst is not supported: the daily limit is one budget ' +
+          'per client per UTC day across the API (RATE_LIMIT_PER_DAY). Remove it, or use ' +
+          '@SkipThrottle() to exempt the route.',
+      );
+    });
+
+    it.each([
+      [{ errorMessage: 'slow down' }, 'does not support the throttler option(s) errorMessage'],
+      [{ skipIf: () => true, setHeaders: false }, 'option(s) skipIf, setHeaders'],
+      [{ throttlers: [{ limit: 100, ttl: 60_000 }] }, 'takes exactly one throttler'],
+    ])('refuses to start with throttler options %o', async (options, error) => {
+      const given = { throttlers: [{ limit: 100, ttl: DAY_MS }], ...options };
+      await expect(
+        listenTestApp({
+          override: (builder) => builder.overrideProvider(getOptionsToken()).useValue(given),
+        }),
+      ).rejects.toThrow(error);
     });
   });
 });

@@ -1,6 +1,7 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { DailyLimitStorage, dailyRecord } from '../src/rate-limit/daily-limit.storage';
+import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
+import { OverLimitStorage } from './helpers/daily-limit';
 import { createTestApp } from './helpers/test-app';
 
 const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
@@ -114,7 +115,7 @@ describe('CORS', () => {
 
 describe('CORS past the daily limit', () => {
   it('keeps the CORS headers on a 429, so browser code can read Retry-After', async () => {
-    const overLimit = { increment: () => Promise.resolve(dailyRecord(101, 100, 3600)) };
+    const overLimit = new OverLimitStorage(3600);
     const app = await createTestApp({
       override: (builder) => builder.overrideProvider(DailyLimitStorage).useValue(overLimit),
     });

@@ -15,7 +15,8 @@ import {
   UNSUPPORTED_MEDIA_TYPE_MESSAGE,
 } from '../common/error-messages';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard';
-import { RATE_LIMIT_HEADERS } from '../rate-limit/rate-limit-headers.docs';
+import { DEFAULT_RATE_LIMIT_PER_DAY } from '../config/environment';
+import { rateLimitHeaderDocs } from '../rate-limit/rate-limit-headers.docs';
 import { DepreciationService } from './depreciation.service';
 import type { DepreciationResult } from './depreciation.types';
 import { CalculateDepreciationDto } from './dto/calculate-depreciation.dto';
@@ -25,6 +26,8 @@ const error = (statusCode: number, message: string) => ({
   type: ErrorResponseDto,
   example: { statusCode, message },
 });
+
+const RATE_LIMIT_HEADER_DOCS = rateLimitHeaderDocs(DEFAULT_RATE_LIMIT_PER_DAY);
 
 @ApiTags('depreciation')
 @Controller('api')
@@ -57,7 +60,7 @@ export class DepreciationController {
   @ApiOkResponse({
     type: DepreciationResponseDto,
     description: 'The valuation.',
-    headers: RATE_LIMIT_HEADERS,
+    headers: RATE_LIMIT_HEADER_DOCS,
   })
   @ApiBadRequestResponse({
     ...error(400, INVALID_INPUT_MESSAGE),
@@ -65,7 +68,7 @@ export class DepreciationController {
       'A field rule broken, an unknown field, malformed JSON, or a body that is not an object. ' +
       'Counted, with the rate-limit headers, unless the body parser refused it before routing ' +
       '(malformed JSON, or JSON that is neither an object nor an array, such as `null` or `2020`).',
-    headers: RATE_LIMIT_HEADERS,
+    headers: RATE_LIMIT_HEADER_DOCS,
   })
   @ApiPayloadTooLargeResponse({
     ...error(413, PAYLOAD_TOO_LARGE_MESSAGE),
@@ -74,7 +77,7 @@ export class DepreciationController {
   @ApiUnsupportedMediaTypeResponse({
     ...error(415, UNSUPPORTED_MEDIA_TYPE_MESSAGE),
     description: 'Content-Type is not application/json. Counted.',
-    headers: RATE_LIMIT_HEADERS,
+    headers: RATE_LIMIT_HEADER_DOCS,
   })
   calculate(@Body() request: CalculateDepreciationDto): DepreciationResult {
     return this.depreciation.calculate(request);

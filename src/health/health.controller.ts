@@ -2,18 +2,7 @@ import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService } from '@nestjs/terminus';
 import { SkipThrottle } from '@nestjs/throttler';
-import {
-  DailyLimitState,
-  DailyLimitStorage,
-  hasFallenBack,
-} from '../rate-limit/daily-limit.storage';
-import { DailyLimitHealthIndicator } from './daily-limit.health';
-
-export interface HealthResponse {
-  /** `degraded`: serving, but counting in memory because Redis is unavailable. */
-  status: 'ok' | 'degraded';
-  dailyLimit: DailyLimitState;
-}
+import { type DailyLimitHealth, DailyLimitHealthIndicator } from '../rate-limit/daily-limit.health';
 
 /** The reason of the first failed check, for the `{statusCode, message}` body of a 503. */
 function notReadyMessage(result: HealthCheckResult): string {
@@ -32,16 +21,14 @@ function notReadyMessage(result: HealthCheckResult): string {
 @Controller('health')
 export class HealthController {
   constructor(
-    private readonly storage: DailyLimitStorage,
     private readonly health: HealthCheckService,
     private readonly dailyLimit: DailyLimitHealthIndicator,
   ) {}
 
   /** The store's state, always 200 while the process answers (kept from the scale-out issue). */
   @Get()
-  check(): HealthResponse {
-    const dailyLimit = this.storage.state();
-    return { status: hasFallenBack(dailyLimit) ? 'degraded' : 'ok', dailyLimit };
+  check(): DailyLimitHealth {
+    return this.dailyLimit.health();
   }
 
   /** Liveness: the process answers. Restart it only when this fails. */

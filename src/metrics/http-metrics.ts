@@ -1,16 +1,12 @@
 import type { Request } from 'express';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { performance } from 'node:perf_hooks';
 import { Counter, Histogram, Registry } from 'prom-client';
+import type { WatchedResponse } from '../common/response-hook';
 
 /** The `route` label of a request no route handled: unknown paths, bodies refused before routing. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
 /** Latency buckets in seconds: an answer takes about a millisecond, so the low end is finer. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
-
-const STARTED_AT = Symbol('metricsStartedAt');
-type TimedResponse = ServerResponse & { [STARTED_AT]?: number };
 
 type RequestLabels = 'method' | 'route' | 'status';
 
@@ -42,18 +38,16 @@ function routeLabel(route: ExpressRoute | undefined, method: string): string {
 }
 
 /**
- * The per-request metrics, recorded by an Express middleware when the answer is sent, so they also
- * count answers made before routing (413, malformed JSON, CORS preflight, 404). The labels are the
- * route pattern (never the raw URL), the method and the status: all bounded. Labelled children are
- * cached in nested Maps, so a request builds no label objects and no listener closures.
+ * The per-request metrics, recorded through the response hook once an answer is sent whole, so they
+ * also count answers made before routing (413, malformed JSON, CORS preflight, 404). The labels are
+ * the route pattern (never the raw URL), the method and the status: all bounded, and enough for
+ * any status's count (429s, 400s: `http_requests_total{status="429"}`). Labelled children are
+ * cached in nested Maps, so a request builds no label objects.
  */
 export class HttpMetrics {
   private readonly requests: Counter<RequestLabels>;
   private readonly duration: Histogram<'method' | 'route'>;
-  private readonly rejections: Counter;
-  private readonly validationFailures: Counter;
   private readonly children = new Map<string, Map<string, RouteMethodChildren>>();
-  private readonly onFinish: (this: TimedResponse) => void;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -70,36 +64,11 @@ export class HttpMetrics {
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.rejections = new Counter({
-      name: 'daily_limit_rejections_total',
-      help: 'Requests refused by the daily limit (429).',
-      registers,
-    });
-    this.validationFailures = new Counter({
-      name: 'validation_failures_total',
-      help: 'Requests refused as invalid input (400).',
-      registers,
-    });
-    const record = (response: TimedResponse): void => this.record(response);
-    // One listener function for every response: `this` is the response that finished.
-    this.onFinish = function (this: TimedResponse) {
-      record(this);
-    };
   }
 
-  /** The Express middleware: stamps the start, records the answer on `finish`. */
-  readonly middleware = (
-    _request: IncomingMessage,
-    response: ServerResponse,
-    next: () => void,
-  ): void => {
-    (response as TimedResponse)[STARTED_AT] = performance.now();
-    response.on('finish', this.onFinish);
-    next();
-  };
-
-  private record(response: TimedResponse): void {
-    const seconds = (performance.now() - (response[STARTED_AT] ?? 0)) / 1000;
+  /** The response hook's observer: an answer sent whole is counted and timed; an abort is not. */
+  readonly record = (response: WatchedResponse, elapsedMs: number): void => {
+    if (!response.writableFinished) return;
     const request = response.req as Request;
     const { method } = request;
     const children = this.childrenOf(routeLabel(request.route as ExpressRoute, method), method);
@@ -110,10 +79,8 @@ export class HttpMetrics {
       children.byStatus.set(status, requests);
     }
     requests.inc();
-    children.duration.observe(seconds);
-    if (status === 429) this.rejections.inc();
-    else if (status === 400) this.validationFailures.inc();
-  }
+    children.duration.observe(elapsedMs / 1000);
+  };
 
   private childrenOf(route: string, method: string): RouteMethodChildren {
     let byMethod = this.children.get(route);

@@ -1,79 +1,78 @@
-import { ExecutionContext, Inject, Injectable, Optional } from '@nestjs/common';
-import { ThrottlerException, ThrottlerGuard } from '@nestjs/throttler';
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerGuard,
+  type ThrottlerModuleOptions,
+  type ThrottlerRequest,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
 import type { Request, Response } from 'express';
-import { rateLimitMessage } from '../common/error-messages';
-import { DailyLimitRecord, DailyLimitStorage } from './daily-limit.storage';
+import { DailyLimitPolicy } from './daily-limit.policy';
 import { DAY_MS } from './daily-window';
-import { EarlyRefusal } from './early-refusal';
-import { setRateLimitHeaders } from './rate-limit-headers';
 
-/** The metadata key of `@SkipThrottle()` (@nestjs/throttler does not export its constant). */
-const THROTTLER_SKIP = 'THROTTLER:SKIP';
+/** Throttler options this guard does not honour: the daily window and the contract fix them. */
+const UNSUPPORTED_OPTIONS = [
+  'skipIf',
+  'ignoreUserAgents',
+  'errorMessage',
+  'setHeaders',
+  'ipv6SubnetPrefix',
+  'blockDuration',
+] as const;
 
 /**
- * The throttler guard for one daily budget per client across the whole API. It keeps the stock
- * guard's configuration (ThrottlerModule options with their `getTracker` and `generateKey`, the
- * storage token, `@SkipThrottle()`) but does per request only what a daily window needs: whether a
- * route is skipped is decided once per handler, a storage that can count at once is not awaited
- * twice, and a refusal is one prepared exception. Every counted answer, the 429 included, carries
- * the rate-limit headers. A refusal also shows EarlyRefusal the route, so the client's next
- * requests there are refused before their bodies are read.
+ * The throttler guard of the daily limit. It keeps @nestjs/throttler's own `canActivate`, so
+ * `@SkipThrottle()` frees a route or controller as teams expect, and replaces only `handleRequest`,
+ * the extension point that counts: the DailyLimitPolicy counts, writes the headers and refuses.
+ * What it cannot honour is refused loudly: unsupported module options at start-up, and
+ * `@Throttle()` on a handler (another limit or window) with an error naming the handler.
  */
 @Injectable()
 export class DailyLimitGuard extends ThrottlerGuard {
-  private name = 'default';
-  private limit = 0;
-  private refusal = new ThrottlerException();
-  private readonly skipped = new Map<unknown, boolean>();
-  /** Refuses the clients this guard has found over the limit before their bodies are read. */
-  @Optional() @Inject(EarlyRefusal) private readonly early?: EarlyRefusal;
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
+    private readonly policy: DailyLimitPolicy,
+  ) {
+    super(options, storage, reflector);
+  }
 
   override async onModuleInit(): Promise<void> {
     await super.onModuleInit();
-    const [daily] = this.throttlers;
-    if (this.throttlers.length !== 1 || typeof daily.limit !== 'number') {
-      throw new Error('DailyLimitGuard needs exactly one throttler with a numeric limit');
+    const [daily, ...others] = this.throttlers;
+    if (others.length > 0 || daily?.limit !== this.policy.limit || daily.ttl !== DAY_MS) {
+      throw new Error(
+        'DailyLimitGuard takes exactly one throttler: the daily limit (RATE_LIMIT_PER_DAY per UTC day)',
+      );
     }
-    this.name = daily.name ?? 'default';
-    this.limit = daily.limit;
-    this.refusal = new ThrottlerException(rateLimitMessage(this.limit));
-    this.early?.enable(this.limit, this.storageService);
+    const levels: object[] = [daily, Array.isArray(this.options) ? {} : this.options];
+    const given = UNSUPPORTED_OPTIONS.filter((name) =>
+      levels.some((options) => (options as Record<string, unknown>)[name] !== undefined),
+    );
+    if (given.length > 0) {
+      throw new Error(
+        `DailyLimitGuard does not support the throttler option(s) ${given.join(', ')}`,
+      );
+    }
   }
 
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.isSkipped(context)) return true;
-    const http = context.switchToHttp();
-    const { getTracker, generateKey } = this.commonOptions;
-    const request = http.getRequest<Request>();
-    const key = generateKey!(context, await getTracker!(request, context), this.name);
-    const record = await this.count(key);
-    setRateLimitHeaders(http.getResponse<Response>(), this.limit, record);
-    if (record.isBlocked) {
-      this.early?.learn(request, key);
-      throw this.refusal;
-    }
+  protected override async handleRequest(request: ThrottlerRequest): Promise<boolean> {
+    const { context, limit, ttl, throttler, getTracker, generateKey } = request;
+    if (limit !== this.policy.limit || ttl !== DAY_MS) throw unsupportedThrottle(context);
+    const { req, res } = this.getRequestResponse(context);
+    const key = generateKey(context, await getTracker(req, context), throttler.name ?? 'default');
+    await this.policy.admit(req as Request, res as Response, key);
     return true;
   }
+}
 
-  private count(key: string): DailyLimitRecord | Promise<DailyLimitRecord> {
-    const storage = this.storageService;
-    return storage instanceof DailyLimitStorage
-      ? storage.hit(key, this.limit)
-      : storage.increment(key, DAY_MS, this.limit, DAY_MS, this.name);
-  }
-
-  /** `@SkipThrottle()` on the handler or its controller, looked up once per handler. */
-  private isSkipped(context: ExecutionContext): boolean {
-    const handler = context.getHandler();
-    let skipped = this.skipped.get(handler);
-    if (skipped === undefined) {
-      skipped =
-        this.reflector.getAllAndOverride<boolean>(THROTTLER_SKIP + this.name, [
-          handler,
-          context.getClass(),
-        ]) === true;
-      this.skipped.set(handler, skipped);
-    }
-    return skipped;
-  }
+function unsupportedThrottle(context: ExecutionContext): Error {
+  const handler = `${context.getClass().name}.${context.getHandler().name}`;
+  return new Error(
+    `@Throttle() on ${handler} is not supported: the daily limit is one budget per client per UTC ` +
+      'day across the API (RATE_LIMIT_PER_DAY). Remove it, or use @SkipThrottle() to exempt the route.',
+  );
 }

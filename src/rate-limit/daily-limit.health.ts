@@ -1,28 +1,56 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
-import { DailyLimitStorage, hasFallenBack } from '../rate-limit/daily-limit.storage';
+import { MetricsService } from '../metrics/metrics.service';
+import { DailyLimitState, DailyLimitStorage } from './daily-limit.storage';
+
+/** GET /health's body. */
+export interface DailyLimitHealth {
+  /** `degraded`: serving, but counting in memory because Redis is unavailable. */
+  status: 'ok' | 'degraded';
+  dailyLimit: DailyLimitState;
+}
 
 /**
- * Up while the daily counters are where they are configured to be: always with the in-memory
- * store, and with Redis only while every instance shares its counts. An instance that has fallen
- * back to its own memory still serves, but lets each client a budget of its own: not ready.
+ * The health of the daily counters, decided here only. Up while they are where they are
+ * configured to be: always with the in-memory store, and with Redis only while every instance
+ * shares its counts. An instance that has fallen back to its own memory still serves, but lets
+ * each client a budget of its own: degraded, and not ready. Also exported as the gauge
+ * `daily_limit_store_shared{store}` (1 while shared, read at scrape time: nothing per request).
  */
 @Injectable()
-export class DailyLimitHealthIndicator {
+export class DailyLimitHealthIndicator implements OnModuleInit {
   constructor(
     private readonly indicators: HealthIndicatorService,
     private readonly storage: DailyLimitStorage,
+    private readonly metrics: MetricsService,
   ) {}
 
+  health(): DailyLimitHealth {
+    const dailyLimit = this.storage.state();
+    const degraded = dailyLimit.store === 'redis' && !dailyLimit.shared;
+    return { status: degraded ? 'degraded' : 'ok', dailyLimit };
+  }
+
+  /** The readiness check (terminus). */
   check(key: string): HealthIndicatorResult {
-    const state = this.storage.state();
+    const { status, dailyLimit } = this.health();
     const session = this.indicators.check(key);
-    if (hasFallenBack(state)) {
-      return session.down({
-        ...state,
-        reason: `Redis unavailable${state.since ? ` since ${state.since}` : ''}: counting in memory`,
-      });
-    }
-    return session.up({ ...state });
+    if (status === 'ok') return session.up({ ...dailyLimit });
+    const since = dailyLimit.since ? ` since ${dailyLimit.since}` : '';
+    return session.down({ ...dailyLimit, reason: `Redis unavailable${since}: counting in memory` });
+  }
+
+  onModuleInit(): void {
+    const storage = this.storage;
+    this.metrics.createGauge({
+      name: 'daily_limit_store_shared',
+      help: 'Whether the daily counters are shared by every instance (1) or kept in memory (0).',
+      labelNames: ['store'],
+      collect() {
+        const state = storage.state();
+        this.reset();
+        this.set({ store: state.store }, state.shared ? 1 : 0);
+      },
+    });
   }
 }

@@ -1,13 +1,21 @@
+import { ConfigService } from '@nestjs/config';
+import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { Clock } from '../common/clock';
-import { EarlyRefusal } from './early-refusal';
+import { Environment } from '../config/environment';
+import { DailyLimitPolicy } from './daily-limit.policy';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 
 const clock: Clock = { now: () => new Date('2026-11-21T12:00:00.000Z') };
+const CLIENT = '203.0.113.5';
+const REFUSAL =
+  '{"statusCode":429,"message":"Rate limit exceeded. Maximum 1 requests per 24 hours."}';
 
-/** A request as Express would hand it over, from 203.0.113.5 unless told. */
-const requestTo = (method: string, path: string, route?: { path: string }) =>
-  ({ method, path, route, ip: '203.0.113.5', socket: {} }) as unknown as Request;
+/** A request as Express hands it over, from CLIENT unless told; `route` once Express routed it. */
+const requestTo = (method: string, path: string, route?: { path: string }, ip = CLIENT) =>
+  ({ method, path, route, ip, socket: {} }) as unknown as Request;
+const routed = (ip = CLIENT) =>
+  requestTo('POST', '/api/depreciate', { path: '/api/depreciate' }, ip);
 
 function fakeResponse() {
   const headers: Record<string, unknown> = {};
@@ -20,81 +28,100 @@ function fakeResponse() {
   return { response, headers, asExpress: response as unknown as Response };
 }
 
-describe('EarlyRefusal', () => {
+describe('DailyLimitPolicy', () => {
   let storage: MemoryDailyLimitStorage;
-  let early: EarlyRefusal;
+  let policy: DailyLimitPolicy;
 
-  /** Runs the middleware: whether it passed the request on, and what it answered. */
-  const through = (request: Request) => {
+  const config = (limit: number) =>
+    ({ get: () => limit }) as unknown as ConfigService<Environment, true>;
+
+  /** The guard's part: counts the request; what it threw, and the headers it wrote. */
+  const admit = async (request: Request) => {
+    const { headers, asExpress } = fakeResponse();
+    const thrown = await policy
+      .admit(request, asExpress, policy.key(request))
+      .catch((e: unknown) => e);
+    return { thrown, headers };
+  };
+
+  /** The early refusal: whether it passed the request on, and what it answered. */
+  const early = (request: Request) => {
     const { response, headers, asExpress } = fakeResponse();
     let passed = false;
-    early.middleware(request, asExpress, () => (passed = true));
+    policy.refuseEarly(request, asExpress, () => (passed = true));
     return { passed, status: response.statusCode, body: response.body, headers };
   };
 
   beforeEach(() => {
     storage = new MemoryDailyLimitStorage(clock);
-    early = new EarlyRefusal();
-    early.enable(1, storage);
-    storage.hit('203.0.113.5', 1);
+    policy = new DailyLimitPolicy(config(1), storage);
   });
 
-  it('passes everything on until the guard has refused on a route', () => {
-    expect(through(requestTo('POST', '/api/depreciate')).passed).toBe(true);
-  });
-
-  it('answers the 429 itself on a route the guard refused on, for a client over the limit', () => {
-    const refused = requestTo('POST', '/api/depreciate', { path: '/api/depreciate' });
-    early.learn(refused, '203.0.113.5');
-    const answer = through(requestTo('POST', '/api/depreciate'));
-    expect(answer).toMatchObject({ passed: false, status: 429 });
-    expect(String(answer.body)).toBe(
-      '{"statusCode":429,"message":"Rate limit exceeded. Maximum 1 requests per 24 hours."}',
+  it('admits the limit, with headers, then throws the refusal with Retry-After', async () => {
+    expect(await admit(routed())).toEqual({
+      thrown: undefined,
+      headers: {
+        'x-ratelimit-limit': 1,
+        'x-ratelimit-remaining': 0,
+        'x-ratelimit-reset': 43_200,
+        'ratelimit-policy': '"daily";q=1;w=86400',
+        ratelimit: '"daily";r=0;t=43200',
+      },
+    });
+    const refused = await admit(routed());
+    expect(refused.thrown).toBeInstanceOf(ThrottlerException);
+    expect((refused.thrown as ThrottlerException).message).toBe(
+      'Rate limit exceeded. Maximum 1 requests per 24 hours.',
     );
-    expect(answer.headers).toMatchObject({
+    expect(refused.headers).toMatchObject({ 'x-ratelimit-remaining': 0, 'retry-after': 43_200 });
+  });
+
+  it('refuses nothing early until the guard has refused on a route', async () => {
+    await admit(routed());
+    expect(early(requestTo('POST', '/api/depreciate')).passed).toBe(true);
+  });
+
+  it('then answers the same 429 early on that route, for a client over its limit only', async () => {
+    await admit(routed());
+    await admit(routed());
+    const answer = early(requestTo('POST', '/api/depreciate'));
+    expect(answer).toMatchObject({ passed: false, status: 429 });
+    expect(String(answer.body)).toBe(REFUSAL);
+    expect(answer.headers).toEqual({
       'content-type': 'application/json; charset=utf-8',
-      'content-length': String(answer.body).length,
+      'content-length': REFUSAL.length,
+      'x-ratelimit-limit': 1,
       'x-ratelimit-remaining': 0,
+      'x-ratelimit-reset': 43_200,
+      'ratelimit-policy': '"daily";q=1;w=86400',
+      ratelimit: '"daily";r=0;t=43200',
       'retry-after': 43_200,
     });
+    // The early refusal is counted, as the guard would count it.
+    expect(storage.refuseAtOnce(CLIENT, 1)?.totalHits).toBe(4);
     // Another method or path, or a client under the limit, goes on to the guard.
-    expect(through(requestTo('GET', '/api/depreciate')).passed).toBe(true);
-    expect(through(requestTo('POST', '/api/other')).passed).toBe(true);
-    const other = { ...requestTo('POST', '/api/depreciate'), ip: '203.0.113.6' } as Request;
-    expect(through(other).passed).toBe(true);
+    expect(early(requestTo('GET', '/api/depreciate')).passed).toBe(true);
+    expect(early(requestTo('POST', '/api/other')).passed).toBe(true);
+    expect(early(requestTo('POST', '/api/depreciate', undefined, '203.0.113.6')).passed).toBe(true);
   });
 
-  it('learns no route with parameters, nor one whose key is not the client address', () => {
-    early.learn(requestTo('GET', '/api/items/7', { path: '/api/items/:id' }), '203.0.113.5');
-    early.learn(requestTo('POST', '/api/depreciate', { path: '/api/depreciate' }), 'tenant-42');
-    expect(through(requestTo('GET', '/api/items/7')).passed).toBe(true);
-    expect(through(requestTo('POST', '/api/depreciate')).passed).toBe(true);
+  it('remembers no route with parameters, nor a refusal keyed otherwise than by address', async () => {
+    const withParameter = requestTo('GET', '/api/items/7', { path: '/api/items/:id' });
+    await admit(withParameter);
+    await admit(withParameter);
+    const { asExpress } = fakeResponse();
+    await policy.admit(routed(), asExpress, 'tenant-42').catch(() => undefined);
+    await policy.admit(routed(), asExpress, 'tenant-42').catch(() => undefined);
+    expect(early(requestTo('GET', '/api/items/7')).passed).toBe(true);
+    expect(early(requestTo('POST', '/api/depreciate')).passed).toBe(true);
   });
 
-  it('learns nothing before the guard has told it the limit and storage', () => {
-    const idle = new EarlyRefusal();
-    idle.learn(requestTo('POST', '/api/depreciate', { path: '/api/depreciate' }), '203.0.113.5');
-    let passed = false;
-    idle.middleware(requestTo('POST', '/api/depreciate'), fakeResponse().asExpress, () => {
-      passed = true;
-    });
-    expect(passed).toBe(true);
-  });
-
-  it('leaves every request to the guard when the storage cannot tell or fails', () => {
-    const plain = new EarlyRefusal();
-    plain.enable(1, { increment: () => Promise.reject(new Error('unused')) });
-    plain.learn(requestTo('POST', '/api/depreciate', { path: '/api/depreciate' }), '203.0.113.5');
-    let passed = false;
-    plain.middleware(requestTo('POST', '/api/depreciate'), fakeResponse().asExpress, () => {
-      passed = true;
-    });
-    expect(passed).toBe(true);
-
-    early.learn(requestTo('POST', '/api/depreciate', { path: '/api/depreciate' }), '203.0.113.5');
+  it('leaves the request to the guard when the store fails', async () => {
+    await admit(routed());
+    await admit(routed());
     jest.spyOn(storage, 'refuseAtOnce').mockImplementation(() => {
       throw new Error('store failed');
     });
-    expect(through(requestTo('POST', '/api/depreciate')).passed).toBe(true);
+    expect(early(requestTo('POST', '/api/depreciate')).passed).toBe(true);
   });
 });

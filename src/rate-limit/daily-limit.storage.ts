@@ -15,10 +15,6 @@ export interface DailyLimitState {
   since?: string;
 }
 
-/** Whether a shared store has fallen back to counting in this instance's memory. */
-export const hasFallenBack = (state: DailyLimitState): boolean =>
-  state.store === 'redis' && !state.shared;
-
 /**
  * The token of the daily counters: a ThrottlerStorage whose window is the UTC calendar day, whatever
  * `ttl` the throttler passes. Times in the record are seconds to the next 00:00 UTC

@@ -1,35 +1,57 @@
-import { ApiResponseOptions } from '@nestjs/swagger';
+import type { ApiResponseOptions, OpenAPIObject } from '@nestjs/swagger';
+import { dailyRecord } from './daily-limit.storage';
+import { RATE_LIMIT_HEADERS, rateLimitHeaderValues } from './rate-limit-headers';
 
 type HeadersObject = NonNullable<ApiResponseOptions['headers']>;
 
-const integer = (description: string, example: number) => ({
-  description,
-  schema: { type: 'integer' as const, minimum: 0, example },
-});
+const DRAFT = 'draft-ietf-httpapi-ratelimit-headers-11, structured field';
+const DESCRIPTIONS: Record<string, string> = {
+  [RATE_LIMIT_HEADERS.limit]: 'Requests allowed per client per UTC day.',
+  [RATE_LIMIT_HEADERS.remaining]: 'Requests left today for this client.',
+  [RATE_LIMIT_HEADERS.reset]: 'Seconds until the counters reset at 00:00 UTC.',
+  [RATE_LIMIT_HEADERS.policy]: `The policy: quota q per window w seconds (${DRAFT}).`,
+  [RATE_LIMIT_HEADERS.state]: `Remaining quota r and seconds t until the reset (${DRAFT}).`,
+  [RATE_LIMIT_HEADERS.retryAfter]:
+    'Seconds until the reset at 00:00 UTC, when requests pass again.',
+};
+
+/** The example: a client's first request (or the one past `limit`) at 09:30 UTC. */
+const EXAMPLE_RESET_SECONDS = 52_200;
+const exampleValues = (limit: number, refused: boolean) =>
+  rateLimitHeaderValues(limit, dailyRecord(refused ? limit + 1 : 1, limit, EXAMPLE_RESET_SECONDS));
+
+/** The headers of a counted answer (`refused`: a 429), documented for the OpenAPI document. */
+export function rateLimitHeaderDocs(limit: number, refused = false): HeadersObject {
+  return Object.fromEntries(
+    exampleValues(limit, refused).map(([name, example]) => [
+      name,
+      {
+        description: DESCRIPTIONS[name],
+        schema:
+          typeof example === 'number'
+            ? { type: 'integer', minimum: 0, example }
+            : { type: 'string', example },
+      },
+    ]),
+  );
+}
+
+type DocumentedResponse = { headers?: Record<string, { schema?: { example?: unknown } }> };
 
 /**
- * The rate-limit headers of every counted answer (rate-limit-headers.ts sets them), for the
- * OpenAPI document. Examples use the default limit (100) at 09:30 UTC.
+ * Route decorators are evaluated before the configuration is read, so they document the headers
+ * with the default limit; this sets every rate-limit header example to the configured `limit`.
  */
-export const RATE_LIMIT_HEADERS: HeadersObject = {
-  'X-RateLimit-Limit': integer('Requests allowed per client per UTC day.', 100),
-  'X-RateLimit-Remaining': integer('Requests left today for this client.', 99),
-  'X-RateLimit-Reset': integer('Seconds until the counters reset at 00:00 UTC.', 52_200),
-  'RateLimit-Policy': {
-    description:
-      'The policy, as draft-ietf-httpapi-ratelimit-headers-11 (structured field): ' +
-      'quota q per window w seconds.',
-    schema: { type: 'string', example: '"daily";q=100;w=86400' },
-  },
-  RateLimit: {
-    description:
-      'Remaining quota r and seconds t until the reset (draft-ietf-httpapi-ratelimit-headers-11).',
-    schema: { type: 'string', example: '"daily";r=99;t=52200' },
-  },
-};
-
-/** The headers of a 429: the same, plus when to come back. */
-export const RATE_LIMITED_HEADERS: HeadersObject = {
-  ...RATE_LIMIT_HEADERS,
-  'Retry-After': integer('Seconds until the reset at 00:00 UTC, when requests pass again.', 52_200),
-};
+export function useLimitInHeaderExamples(document: OpenAPIObject, limit: number): void {
+  const operations = Object.values(document.paths).flatMap((path) =>
+    Object.values(path as Record<string, unknown>),
+  );
+  for (const { responses } of operations as Array<{ responses?: object }>) {
+    for (const [status, response] of Object.entries(responses ?? {})) {
+      const examples = new Map(exampleValues(limit, status === '429'));
+      for (const [name, header] of Object.entries((response as DocumentedResponse).headers ?? {})) {
+        if (examples.has(name) && header.schema) header.schema.example = examples.get(name);
+      }
+    }
+  }
+}

@@ -3,21 +3,42 @@ import { DailyLimitRecord } from './daily-limit.storage';
 import { DAY_SECONDS } from './daily-window';
 
 /**
- * The rate-limit headers of every counted answer (CONTRACT.md): the X-RateLimit-* trio, the IETF
- * httpapi draft's pair (draft-ietf-httpapi-ratelimit-headers-11, structured fields), and on a
- * refusal Retry-After. All times are seconds until the next 00:00 UTC.
+ * The rate-limit headers of every counted answer (docs/contract.md, "Headers"): the X-RateLimit-*
+ * trio, the IETF httpapi draft's pair (draft-ietf-httpapi-ratelimit-headers-11, structured fields),
+ * and on a refusal Retry-After. All times are seconds until the next 00:00 UTC. The OpenAPI
+ * document (rate-limit-headers.docs.ts) and CORS's exposed headers are built from these names.
  */
+export const RATE_LIMIT_HEADERS = {
+  limit: 'X-RateLimit-Limit',
+  remaining: 'X-RateLimit-Remaining',
+  reset: 'X-RateLimit-Reset',
+  state: 'RateLimit',
+  policy: 'RateLimit-Policy',
+  retryAfter: 'Retry-After',
+} as const;
+
+/** The header values for `record` under `limit`, in the order they are written. */
+export function rateLimitHeaderValues(
+  limit: number,
+  record: DailyLimitRecord,
+): Array<[string, number | string]> {
+  const remaining = Math.max(0, limit - record.totalHits);
+  const reset = record.timeToExpire;
+  const values: Array<[string, number | string]> = [
+    [RATE_LIMIT_HEADERS.limit, limit],
+    [RATE_LIMIT_HEADERS.remaining, remaining],
+    [RATE_LIMIT_HEADERS.reset, reset],
+    [RATE_LIMIT_HEADERS.policy, `"daily";q=${limit};w=${DAY_SECONDS}`],
+    [RATE_LIMIT_HEADERS.state, `"daily";r=${remaining};t=${reset}`],
+  ];
+  if (record.isBlocked) values.push([RATE_LIMIT_HEADERS.retryAfter, record.timeToBlockExpire]);
+  return values;
+}
+
 export function setRateLimitHeaders(
   response: ServerResponse,
   limit: number,
   record: DailyLimitRecord,
 ): void {
-  const remaining = Math.max(0, limit - record.totalHits);
-  const reset = record.timeToExpire;
-  response.setHeader('X-RateLimit-Limit', limit);
-  response.setHeader('X-RateLimit-Remaining', remaining);
-  response.setHeader('X-RateLimit-Reset', reset);
-  response.setHeader('RateLimit-Policy', `"daily";q=${limit};w=${DAY_SECONDS}`);
-  response.setHeader('RateLimit', `"daily";r=${remaining};t=${reset}`);
-  if (record.isBlocked) response.setHeader('Retry-After', record.timeToBlockExpire);
+  for (const [name, value] of rateLimitHeaderValues(limit, record)) response.setHeader(name, value);
 }

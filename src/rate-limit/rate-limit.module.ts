@@ -1,13 +1,15 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { ThrottlerModule } from '@nestjs/throttler';
-import type { Request } from 'express';
+import { APP_GUARD } from '@nestjs/core';
+import { TerminusModule } from '@nestjs/terminus';
+import { getOptionsToken, getStorageToken, ThrottlerModuleOptions } from '@nestjs/throttler';
 import { Clock } from '../common/clock';
 import { Environment } from '../config/environment';
-import { clientKey } from './client-key';
+import { DailyLimitGuard } from './daily-limit.guard';
+import { DailyLimitHealthIndicator } from './daily-limit.health';
+import { DailyLimitPolicy } from './daily-limit.policy';
 import { DailyLimitStorage } from './daily-limit.storage';
 import { DAY_MS } from './daily-window';
-import { EarlyRefusal } from './early-refusal';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 import { createRedisClient, redisAddress } from './redis-client';
 import { RedisDailyLimitStorage } from './redis-daily-limit.storage';
@@ -23,13 +25,22 @@ function dailyLimitStorage(
   return new RedisDailyLimitStorage(createRedisClient(url), memory, clock, redisAddress(url));
 }
 
+/** @nestjs/throttler's options: one unnamed throttler (so a plain `@SkipThrottle()` frees a route). */
+const throttlerOptions = (policy: DailyLimitPolicy): ThrottlerModuleOptions => ({
+  throttlers: [{ limit: policy.limit, ttl: DAY_MS }],
+  getTracker: (request) => policy.key(request as Parameters<DailyLimitPolicy['key']>[0]),
+  // The key is the client alone, not the route: one budget across the API.
+  generateKey: (_context, tracker) => tracker,
+});
+
 /**
- * Provides the daily counters, kept apart so the throttler's options and the health check can
- * inject them, and EarlyRefusal (the guard enables and feeds it, configureApp mounts it).
- * `DailyLimitStorage` stays the token, so tests replace the store with
- * `overrideProvider(DailyLimitStorage)`.
+ * The daily limit, whole: the counters (DailyLimitStorage, which tests replace with
+ * `overrideProvider(DailyLimitStorage)`), the policy, the throttler's options and storage tokens,
+ * the global guard, and the store's health indicator and gauge. app.setup.ts mounts the policy's
+ * early refusal ahead of the body parser.
  */
 @Module({
+  imports: [TerminusModule],
   providers: [
     MemoryDailyLimitStorage,
     {
@@ -37,24 +48,12 @@ function dailyLimitStorage(
       inject: [ConfigService, MemoryDailyLimitStorage, Clock],
       useFactory: dailyLimitStorage,
     },
-    EarlyRefusal,
+    DailyLimitPolicy,
+    { provide: getOptionsToken(), inject: [DailyLimitPolicy], useFactory: throttlerOptions },
+    { provide: getStorageToken(), useExisting: DailyLimitStorage },
+    { provide: APP_GUARD, useClass: DailyLimitGuard },
+    DailyLimitHealthIndicator,
   ],
-  exports: [DailyLimitStorage, EarlyRefusal],
+  exports: [DailyLimitPolicy, DailyLimitHealthIndicator],
 })
-export class DailyLimitStorageModule {}
-
-/**
- * The daily limit: RATE_LIMIT_PER_DAY requests per client per UTC day, one budget per client
- * across every route of the API (the key is the client alone, not the route).
- */
-export const RateLimitModule = ThrottlerModule.forRootAsync({
-  imports: [DailyLimitStorageModule],
-  inject: [ConfigService, DailyLimitStorage],
-  useFactory: (config: ConfigService<Environment, true>, storage: DailyLimitStorage) => ({
-    // Unnamed ('default'), so a plain `@SkipThrottle()` frees a route, as teams expect.
-    throttlers: [{ limit: config.get('RATE_LIMIT_PER_DAY', { infer: true }), ttl: DAY_MS }],
-    storage,
-    getTracker: (request: Record<string, unknown>) => clientKey(request as unknown as Request),
-    generateKey: (_context: unknown, tracker: string) => tracker,
-  }),
-});
+export class RateLimitModule {}

@@ -1,4 +1,5 @@
 import type { CorsOptions } from '@nestjs/common/interfaces/external/cors-options.interface';
+import { RATE_LIMIT_HEADERS } from '../rate-limit/rate-limit-headers';
 
 /**
  * A public API meant for browsers: any origin, no credentials. A preflight (`OPTIONS` with an
@@ -9,15 +10,7 @@ export const CORS_OPTIONS: CorsOptions = {
   origin: '*',
   methods: ['GET', 'HEAD', 'POST'],
   allowedHeaders: ['Content-Type', 'X-Request-Id'],
-  exposedHeaders: [
-    'X-RateLimit-Limit',
-    'X-RateLimit-Remaining',
-    'X-RateLimit-Reset',
-    'RateLimit',
-    'RateLimit-Policy',
-    'Retry-After',
-    'X-Request-Id',
-  ],
+  exposedHeaders: [...Object.values(RATE_LIMIT_HEADERS), 'X-Request-Id'],
   maxAge: 86_400,
   optionsSuccessStatus: 204,
 };

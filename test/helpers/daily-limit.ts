@@ -1,4 +1,10 @@
 import { performance } from 'node:perf_hooks';
+import {
+  DailyLimitRecord,
+  DailyLimitState,
+  DailyLimitStorage,
+  dailyRecord,
+} from '../../src/rate-limit/daily-limit.storage';
 import { HttpAnswer, send } from './http';
 
 export const VALID = { purchaseYear: 2020, purchasePrice: 25_000, vehicleType: 'sedan' };
@@ -36,3 +42,21 @@ export const remaining = (answer: HttpAnswer): number =>
 /** GET /health's body. */
 export const health = async (port: number): Promise<unknown> =>
   (await send({ port, path: '/health' })).json;
+
+/** A storage that finds every client over its limit, `resetSeconds` before midnight; keeps the keys. */
+export class OverLimitStorage extends DailyLimitStorage {
+  readonly keys: string[] = [];
+
+  constructor(private readonly resetSeconds = 60) {
+    super();
+  }
+
+  hit(key: string, limit: number): Promise<DailyLimitRecord> {
+    this.keys.push(key);
+    return Promise.resolve(dailyRecord(limit + 1, limit, this.resetSeconds));
+  }
+
+  state(): DailyLimitState {
+    return { store: 'memory', counting: 'memory', shared: false };
+  }
+}

@@ -1,0 +1,82 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { ThrottlerException } from '@nestjs/throttler';
+import type { NextFunction, Request, Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import { rateLimitMessage } from '../common/error-messages';
+import { Environment } from '../config/environment';
+import { clientKey } from './client-key';
+import { DailyLimitRecord, DailyLimitStorage } from './daily-limit.storage';
+import { setRateLimitHeaders } from './rate-limit-headers';
+
+/**
+ * The daily limit, decided in one place: RATE_LIMIT_PER_DAY requests per client per UTC day, one
+ * budget per client across the API (docs/contract.md, "The daily limit"). The guard counts through
+ * `admit`; the early refusal answers through `refuseEarly`. Both write the same headers and the
+ * same 429 bytes.
+ *
+ * The early refusal: once the guard has refused a request on a route, a client already over its
+ * limit is answered there before its body is read (no parsing, no routing, no store round trip).
+ * It covers routes whose path has no parameters, and only requests keyed by the client address.
+ */
+@Injectable()
+export class DailyLimitPolicy {
+  /** Requests per client per UTC day. */
+  readonly limit: number;
+  /** The refusal the guard throws; the exception filter turns it into `refusalBody`. */
+  readonly refusal: ThrottlerException;
+  private readonly refusalBody: Buffer;
+  /** `"POST /api/depreciate"` → Express's route, so metrics label an early refusal with it. */
+  private readonly refusedRoutes = new Map<string, unknown>();
+
+  constructor(
+    config: ConfigService<Environment, true>,
+    private readonly storage: DailyLimitStorage,
+  ) {
+    this.limit = config.get('RATE_LIMIT_PER_DAY', { infer: true });
+    const message = rateLimitMessage(this.limit);
+    this.refusal = new ThrottlerException(message);
+    this.refusalBody = Buffer.from(JSON.stringify({ statusCode: 429, message }));
+  }
+
+  /** Who a request counts against (the throttler's `getTracker`). */
+  readonly key = (request: Pick<Request, 'ip' | 'socket'>): string => clientKey(request);
+
+  /**
+   * Counts `request` as `key`, writes the rate-limit headers, and throws the refusal when the
+   * client is over its limit (remembering the route for the early refusal).
+   */
+  async admit(request: Request, response: ServerResponse, key: string): Promise<void> {
+    const record = await this.storage.hit(key, this.limit);
+    setRateLimitHeaders(response, this.limit, record);
+    if (!record.isBlocked) return;
+    const route = request.route as { path?: unknown } | undefined;
+    if (key === this.key(request) && route?.path === request.path) {
+      this.refusedRoutes.set(`${request.method} ${request.path}`, route);
+    }
+    throw this.refusal;
+  }
+
+  /** The Express middleware mounted ahead of the body parser (app.setup.ts). */
+  readonly refuseEarly = (request: Request, response: Response, next: NextFunction): void => {
+    if (this.refusedRoutes.size === 0) return next();
+    const route = this.refusedRoutes.get(`${request.method} ${request.path}`);
+    const record = route === undefined ? undefined : this.overLimitNow(request);
+    if (record === undefined) return next();
+    request.route = route;
+    setRateLimitHeaders(response, this.limit, record);
+    response.statusCode = 429;
+    response.setHeader('Content-Type', 'application/json; charset=utf-8');
+    response.setHeader('Content-Length', this.refusalBody.length);
+    response.end(this.refusalBody);
+  };
+
+  /** The counted refusal when the store knows at once that the client is over; else undefined. */
+  private overLimitNow(request: Request): DailyLimitRecord | undefined {
+    try {
+      return this.storage.refuseAtOnce(this.key(request), this.limit);
+    } catch {
+      return undefined; // the guard counts it, and handles the store's failure
+    }
+  }
+}
