@@ -1,5 +1,5 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ErrorResponseDto } from './common/error-response.dto';
 import { rateLimitMessage } from './common/error-messages';
 import {
@@ -8,6 +8,27 @@ import {
 } from './rate-limit/rate-limit-headers.docs';
 
 export const DOCS_PATH = 'docs';
+
+type Operation = NonNullable<OpenAPIObject['paths'][string]['post']>;
+
+/**
+ * The global StrictValidationPipe refuses unknown fields in every request body: each schema a
+ * request body names says so (`additionalProperties: false`), so generated clients know it too.
+ */
+function refuseUnknownFields(document: OpenAPIObject): void {
+  const schemas = document.components?.schemas ?? {};
+  for (const path of Object.values(document.paths)) {
+    for (const operation of Object.values(path as Record<string, unknown>)) {
+      const body = (operation as Operation).requestBody;
+      const content = body && 'content' in body ? body.content : {};
+      for (const { schema } of Object.values(content)) {
+        const name = schema && '$ref' in schema ? schema.$ref.split('/').pop() : undefined;
+        const target = name ? schemas[name] : undefined;
+        if (target && !('$ref' in target)) target.additionalProperties = false;
+      }
+    }
+  }
+}
 
 /**
  * Serves Swagger UI at /docs and the OpenAPI document at /docs-json. The errors every route can
@@ -40,5 +61,6 @@ export function setupSwagger(app: INestApplication, limit: number): void {
     .build();
   const document = SwaggerModule.createDocument(app, config);
   useLimitInHeaderExamples(document, limit);
+  refuseUnknownFields(document);
   SwaggerModule.setup(DOCS_PATH, app, document, { jsonDocumentUrl: `${DOCS_PATH}-json` });
 }

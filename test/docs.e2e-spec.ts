@@ -1,5 +1,10 @@
 import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import type { OpenAPIV3 } from 'openapi-types';
+import { send } from './helpers/http';
+import { expectDocumentedAnswer } from './helpers/openapi';
+import { startServer } from './helpers/server-process';
 import { createTestApp } from './helpers/test-app';
 
 interface OpenApi {
@@ -8,7 +13,10 @@ interface OpenApi {
     Record<string, { responses: Record<string, unknown>; requestBody: unknown }>
   >;
   components: {
-    schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }>;
+    schemas: Record<
+      string,
+      { properties: Record<string, unknown>; required?: string[]; additionalProperties?: boolean }
+    >;
   };
 }
 
@@ -33,7 +41,7 @@ describe('the docs (/docs, /docs-json)', () => {
       required: true,
       content: {
         'application/json': {
-          schema: { $ref: '#/components/schemas/CalculateDepreciationDto' },
+          schema: { $ref: '#/components/schemas/DepreciationRequest' },
           examples: {
             sedan: {
               value: {
@@ -47,8 +55,10 @@ describe('the docs (/docs, /docs-json)', () => {
         },
       },
     });
-    const schema = document.components.schemas.CalculateDepreciationDto;
+    const schema = document.components.schemas.DepreciationRequest;
     expect(schema.required).toEqual(['purchaseYear', 'purchasePrice', 'vehicleType']);
+    // Unknown fields are refused (400), and the document says so.
+    expect(schema.additionalProperties).toBe(false);
     expect(schema.properties).toMatchObject({
       purchaseYear: { type: 'integer', minimum: 1900 },
       purchasePrice: { type: 'number', minimum: 0.01, maximum: 10_000_000 },
@@ -65,7 +75,7 @@ describe('the docs (/docs, /docs-json)', () => {
     const { responses } = document.paths['/api/depreciate'].post;
     expect(responses['200']).toMatchObject({
       content: {
-        'application/json': { schema: { $ref: '#/components/schemas/DepreciationResponseDto' } },
+        'application/json': { schema: { $ref: '#/components/schemas/DepreciationResponse' } },
       },
     });
     const errors: Record<string, string> = {
@@ -79,17 +89,17 @@ describe('the docs (/docs, /docs-json)', () => {
       expect(responses[status]).toMatchObject({
         content: {
           'application/json': {
-            schema: { $ref: '#/components/schemas/ErrorResponseDto' },
+            schema: { $ref: '#/components/schemas/ErrorResponse' },
             example: { statusCode: Number(status), message },
           },
         },
       });
     }
-    expect(document.components.schemas.ErrorResponseDto.properties).toEqual({
+    expect(document.components.schemas.ErrorResponse.properties).toEqual({
       statusCode: expect.objectContaining({ type: 'number' }),
       message: expect.objectContaining({ type: 'string' }),
     });
-    expect(Object.keys(document.components.schemas.DepreciationDataDto.properties)).toEqual([
+    expect(Object.keys(document.components.schemas.DepreciationData.properties)).toEqual([
       'currentValue',
       'totalDepreciation',
       'totalDepreciationPercent',
@@ -118,5 +128,65 @@ describe('the docs (/docs, /docs-json)', () => {
     expect(responses['200'].headers?.['RateLimit-Policy']).toMatchObject({
       schema: { type: 'string', example: '"daily";q=100;w=86400' },
     });
+  });
+
+  it('is a valid OpenAPI document, whose schemas have the public names clients generate', async () => {
+    await expect(
+      SwaggerParser.validate(structuredClone(document) as unknown as OpenAPIV3.Document),
+    ).resolves.toBeDefined();
+    expect(Object.keys(document.components.schemas).sort()).toEqual([
+      'DepreciationData',
+      'DepreciationMeta',
+      'DepreciationRequest',
+      'DepreciationResponse',
+      'ErrorResponse',
+      'VehicleType',
+      'YearlyEntry',
+    ]);
+  });
+
+  it('refuses, through its schemas, bodies that are not what the API answers', async () => {
+    await expect(
+      expectDocumentedAnswer('POST', '/api/depreciate', 429, { statusCode: 429 }),
+    ).rejects.toThrow("must have required property 'message'");
+    await expect(
+      expectDocumentedAnswer('POST', '/api/depreciate', 200, { data: {}, meta: {} }),
+    ).rejects.toThrow('does not match #/components/schemas/DepreciationResponse');
+    await expect(
+      expectDocumentedAnswer('POST', '/api/depreciate', 404, { statusCode: 404, message: 'x' }),
+    ).rejects.toThrow('does not document a JSON 404');
+  });
+});
+
+describe('the docs of a built server with RATE_LIMIT_PER_DAY=5', () => {
+  it('give the rate-limit header examples for the configured limit', async () => {
+    const server = await startServer({ RATE_LIMIT_PER_DAY: '5' });
+    try {
+      const { json } = await send({ port: server.port, path: '/docs-json' });
+      const { responses } = (json as OpenApi).paths['/api/depreciate'].post as {
+        responses: Record<string, { headers: Record<string, { schema: { example: unknown } }> }>;
+      };
+      const examples = (status: string) =>
+        Object.fromEntries(
+          Object.entries(responses[status].headers).map(([name, h]) => [name, h.schema.example]),
+        );
+      expect(examples('200')).toEqual({
+        'X-RateLimit-Limit': 5,
+        'X-RateLimit-Remaining': 4,
+        'X-RateLimit-Reset': 52_200,
+        'RateLimit-Policy': '"daily";q=5;w=86400',
+        RateLimit: '"daily";r=4;t=52200',
+      });
+      expect(examples('429')).toEqual({
+        'X-RateLimit-Limit': 5,
+        'X-RateLimit-Remaining': 0,
+        'X-RateLimit-Reset': 52_200,
+        'RateLimit-Policy': '"daily";q=5;w=86400',
+        RateLimit: '"daily";r=0;t=52200',
+        'Retry-After': 52_200,
+      });
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -1,6 +1,7 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
 /** Every non-2xx answer, exactly: `{ statusCode, message }` (SPEC.md §7). */
+@ApiSchema({ name: 'ErrorResponse' })
 export class ErrorResponseDto {
   @ApiProperty({ description: 'Equals the HTTP status.', example: 400 })
   statusCode!: number;

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsIn, IsInt, IsNumber, Max, Min, ValidateIf } from 'class-validator';
 import { ValidationPrecheck } from '../../common/validation-precheck';
 import { VEHICLE_TYPES, type VehicleType } from '../vehicle-type';
@@ -42,6 +42,7 @@ export function isValidDepreciationBody(body: Record<string, unknown>): boolean 
  * is checked by DepreciationService, which owns the clock.
  */
 @ValidationPrecheck(isValidDepreciationBody)
+@ApiSchema({ name: 'DepreciationRequest' })
 export class CalculateDepreciationDto {
   @ApiProperty({
     description: 'Year of purchase: an integer from 1900 up to the current UTC year.',

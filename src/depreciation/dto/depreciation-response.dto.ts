@@ -1,7 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { VEHICLE_TYPES, type VehicleType } from '../vehicle-type';
 
 /** Swagger schemas of the success body (SPEC.md §2.2); the service returns plain objects of this shape. */
+@ApiSchema({ name: 'YearlyEntry' })
 export class YearlyEntryDto {
   @ApiProperty({ description: 'Calendar year of the entry.', example: 2021 })
   year!: number;
@@ -19,6 +20,7 @@ export class YearlyEntryDto {
   depreciationPercent!: number;
 }
 
+@ApiSchema({ name: 'DepreciationData' })
 export class DepreciationDataDto {
   @ApiProperty({
     description: 'Estimated current value in USD (the last entry).',
@@ -42,6 +44,7 @@ export class DepreciationDataDto {
   yearlyBreakdown!: YearlyEntryDto[];
 }
 
+@ApiSchema({ name: 'DepreciationMeta' })
 export class DepreciationMetaDto {
   @ApiProperty({ enum: VEHICLE_TYPES, enumName: 'VehicleType', example: 'sedan' })
   vehicleType!: VehicleType;
@@ -56,6 +59,7 @@ export class DepreciationMetaDto {
   calculatedAt!: string;
 }
 
+@ApiSchema({ name: 'DepreciationResponse' })
 export class DepreciationResponseDto {
   @ApiProperty({ example: true })
   success!: boolean;
