@@ -13,7 +13,10 @@ export interface ErrorBody {
   message: string;
 }
 
-/** Statuses whose message the contract fixes, whatever the thrower said. */
+/**
+ * Statuses whose message the contract fixes, whatever the thrower said: code throws these
+ * exceptions without a message (`new BadRequestException()`), and the body gets the fixed one.
+ */
 const FIXED_MESSAGES: Partial<Record<number, string>> = {
   [HttpStatus.BAD_REQUEST]: INVALID_INPUT_MESSAGE,
   [HttpStatus.PAYLOAD_TOO_LARGE]: PAYLOAD_TOO_LARGE_MESSAGE,

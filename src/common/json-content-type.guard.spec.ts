@@ -1,4 +1,5 @@
 import { ExecutionContext, UnsupportedMediaTypeException } from '@nestjs/common';
+import { toErrorBody } from './error-body';
 import { isJsonContentType, JsonContentTypeGuard } from './json-content-type.guard';
 
 describe('JSON content type', () => {
@@ -21,8 +22,17 @@ describe('JSON content type', () => {
     const context = {
       switchToHttp: () => ({ getRequest: () => ({ headers: { 'content-type': 'text/plain' } }) }),
     } as unknown as ExecutionContext;
-    expect(() => new JsonContentTypeGuard().canActivate(context)).toThrow(
-      new UnsupportedMediaTypeException('Content-Type must be application/json'),
-    );
+    let thrown: unknown;
+    try {
+      new JsonContentTypeGuard().canActivate(context);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(UnsupportedMediaTypeException);
+    expect(toErrorBody(thrown)).toEqual({
+      statusCode: 415,
+      message: 'Content-Type must be application/json',
+      expected: true,
+    });
   });
 });

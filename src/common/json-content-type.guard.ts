@@ -5,7 +5,6 @@ import {
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
 import type { Request } from 'express';
-import { UNSUPPORTED_MEDIA_TYPE_MESSAGE } from './error-messages';
 
 /** Whether a Content-Type header names JSON (`application/json`, parameters such as charset allowed). */
 export function isJsonContentType(header: string | undefined): boolean {
@@ -24,7 +23,7 @@ export class JsonContentTypeGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<Request>();
     if (!isJsonContentType(request.headers['content-type'])) {
-      throw new UnsupportedMediaTypeException(UNSUPPORTED_MEDIA_TYPE_MESSAGE);
+      throw new UnsupportedMediaTypeException();
     }
     return true;
   }

@@ -1,5 +1,4 @@
 import { ArgumentMetadata, BadRequestException, Injectable, ValidationPipe } from '@nestjs/common';
-import { INVALID_INPUT_MESSAGE } from './error-messages';
 import { precheckOf } from './validation-precheck';
 
 /** Deeper bodies are refused outright: class-transformer recurses once per level. */
@@ -42,18 +41,17 @@ export class StrictValidationPipe extends ValidationPipe {
       forbidUnknownValues: true,
       stopAtFirstError: true,
       validationError: { target: false, value: false },
-      exceptionFactory: () => new BadRequestException(INVALID_INPUT_MESSAGE),
+      exceptionFactory: () => new BadRequestException(),
     });
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && this.toValidate(metadata)) {
       if (!isPlainObject(value) || hasSkippedKey(value)) {
-        throw new BadRequestException(INVALID_INPUT_MESSAGE);
+        throw new BadRequestException();
       }
       if (metadata.metatype && precheckOf(metadata.metatype)?.(value)) return value;
-      if (nestsDeeperThan(value, MAX_BODY_DEPTH))
-        throw new BadRequestException(INVALID_INPUT_MESSAGE);
+      if (nestsDeeperThan(value, MAX_BODY_DEPTH)) throw new BadRequestException();
     }
     return super.transform(value, metadata) as Promise<unknown>;
   }

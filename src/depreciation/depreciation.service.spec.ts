@@ -1,4 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
+import { toErrorBody } from '../common/error-body';
 import { Clock } from '../common/clock';
 import { DepreciationService } from './depreciation.service';
 import { README_EXAMPLE_ANSWER } from '../../test/fixtures/readme-example';
@@ -54,10 +55,19 @@ describe('DepreciationService', () => {
     expect(result.meta.vehicleAge).toBe(0);
   });
 
-  it('refuses a purchase year after the current UTC year', () => {
-    expect(() => service.calculate({ ...sedan, purchaseYear: 2027 })).toThrow(
-      new BadRequestException('Invalid input parameters'),
-    );
+  it('refuses a purchase year after the current UTC year, answered as invalid input', () => {
+    let thrown: unknown;
+    try {
+      service.calculate({ ...sedan, purchaseYear: 2027 });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(BadRequestException);
+    expect(toErrorBody(thrown)).toEqual({
+      statusCode: 400,
+      message: 'Invalid input parameters',
+      expected: true,
+    });
   });
 
   it('takes the current year in UTC, at the very edges of the year', () => {

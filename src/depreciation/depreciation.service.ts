@@ -1,6 +1,5 @@
 import { BadRequestException, Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
-import { INVALID_INPUT_MESSAGE } from '../common/error-messages';
 import { DepreciationInput, DepreciationResult, YearlyEntry } from './depreciation.types';
 import { percentOf, roundHalfAwayFromZero, toCents, toUsd } from './money';
 import { STRATEGIES } from './strategies/strategies';
@@ -17,7 +16,7 @@ export class DepreciationService {
     const now = this.clock.now();
     const age = now.getUTCFullYear() - input.purchaseYear;
     // The one rule that depends on the clock, so it lives here rather than in the DTO.
-    if (age < 0) throw new BadRequestException(INVALID_INPUT_MESSAGE);
+    if (age < 0) throw new BadRequestException();
 
     const priceCents = toCents(input.purchasePrice);
     const { entries, currentCents } = this.breakdown(input, age, priceCents);
