@@ -2,7 +2,7 @@ import type { DepreciationInput } from '../src/depreciation/depreciation.types';
 import { dist } from './project';
 
 /**
- * The contract's field rules written by hand, for the ceilings (CONTRACT.md, "Request"): a JSON
+ * The contract's field rules written by hand, for the ceilings (docs/contract.md, "Request"): a JSON
  * object with strict JSON types, no coercion, no unknown field. The upper bound of purchaseYear
  * (the current UTC year) stays with DepreciationService, as in the service.
  */

@@ -25,7 +25,7 @@ function ratioGoal(goal: string, a: number, b: number, test: (r: number) => bool
     : { goal, measured: 'not measured (a row is missing or failed)', pass: undefined };
 }
 
-/** The goals of issue 4, each with what this run measured. */
+/** The goals (bench/README.md, "Goals"), each with what this run measured. */
 export function evaluateGoals({ results, store, soak }: GoalInputs): Goal[] {
   const row = (target: string, workload = 'readme') =>
     results.find((r) => r.row.target.name === target && r.row.workload === workload);
@@ -92,7 +92,7 @@ export function goalsTable(goals: Goal[]): string {
   const verdict = (pass: boolean | undefined) =>
     pass === undefined ? 'not measured' : pass ? 'PASS' : '**FAIL**';
   return [
-    '| goal (issue 4) | measured | result |',
+    '| goal | measured | result |',
     '|---|---|---|',
     ...goals.map((g) => `| ${g.goal} | ${g.measured} | ${verdict(g.pass)} |`),
   ].join('\n');

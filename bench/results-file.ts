@@ -49,7 +49,7 @@ const NOTES = `## How to read it
   row's status, with no connection error or timeout, or the row is reported as not measured.
   The Redis row must show at least one Redis command per request (from \`INFO stats\`), or it is
   reported as having fallen back to memory.
-- The 429 row is compared with the ceilings' 200 path (issue 4: refusing must cost almost nothing
+- The 429 row is compared with the ceilings' 200 path (refusing must cost almost nothing
   beyond HTTP). The largest-answer rows are compared with the ceilings under the same body.
 - Latency is recorded by the load generator for every answer, in 10 µs buckets; p50/p99 are the
   medians over the rounds. RSS is VmRSS of the server process after its last round.

@@ -10,7 +10,7 @@ import { writeResults } from './results-file';
 import { soak, SoakResult } from './soak';
 import { defineRows, defineTargets, Row, startTarget, Target, urlOf } from './targets';
 
-/** `npm run bench`: the table of issue 4, printed and written to bench/RESULTS.md. */
+/** `npm run bench`: the table and its goals (bench/README.md), printed and written to bench/RESULTS.md. */
 const SETTINGS = {
   seconds: envNumber('BENCH_DURATION', 10),
   rounds: envNumber('BENCH_ROUNDS', 3),

@@ -1,5 +1,5 @@
 /*
- * The calculator page: checks the form as the user types (the rules of SPEC.md), calls
+ * The calculator page: checks the form as the user types (the rules of docs/contract.md), calls
  * POST /api/depreciate, and shows the totals, a chart, the breakdown and the requests left today.
  * Plain script, no build step; no inline code or styles, so it runs under a strict CSP.
  */
@@ -111,7 +111,7 @@
     });
   }
 
-  /** The request body of SPEC.md §2.1, or null after marking the fields that are wrong. */
+  /** The request body (docs/contract.md, "Request"), or null after marking the fields that are wrong. */
   function readForm() {
     const wrong = fields.filter((name) => check(name, false) !== '');
     if (wrong.length > 0) {

@@ -7,7 +7,7 @@ import {
   UNSUPPORTED_MEDIA_TYPE_MESSAGE,
 } from './error-messages';
 
-/** The one error body of the API (SPEC.md §7). */
+/** The one error body of the API (docs/contract.md, "Errors"). */
 export interface ErrorBody {
   statusCode: number;
   message: string;

@@ -1,4 +1,4 @@
-/** The messages of CONTRACT.md's error table. */
+/** The messages of the error table of docs/contract.md. */
 export const INVALID_INPUT_MESSAGE = 'Invalid input parameters';
 export const UNSUPPORTED_MEDIA_TYPE_MESSAGE = 'Content-Type must be application/json';
 export const PAYLOAD_TOO_LARGE_MESSAGE = 'Request body too large';

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
-/** Every non-2xx answer, exactly: `{ statusCode, message }` (SPEC.md §7). */
+/** Every non-2xx answer, exactly: `{ statusCode, message }` (docs/contract.md, "Errors"). */
 @ApiSchema({ name: 'ErrorResponse' })
 export class ErrorResponseDto {
   @ApiProperty({ description: 'Equals the HTTP status.', example: 400 })

@@ -1,7 +1,7 @@
 import { validateEnvironment } from './environment';
 
 describe('validateEnvironment', () => {
-  it('gives the defaults of CONTRACT.md when nothing is set (or set empty)', () => {
+  it('gives the defaults of docs/contract.md when nothing is set (or set empty)', () => {
     const expected = {
       PORT: 3000,
       HOST: '0.0.0.0',

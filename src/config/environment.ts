@@ -15,7 +15,7 @@ export const DEFAULT_RATE_LIMIT_PER_DAY = 100;
 const toInteger = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
 
-/** The environment (CONTRACT.md, "Configuration"), validated once at start-up. */
+/** The environment (docs/contract.md, "Configuration"), validated once at start-up. */
 export class Environment {
   @Transform(toInteger)
   @IsInt({ message: 'must be an integer from 0 to 65535' })

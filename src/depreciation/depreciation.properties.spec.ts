@@ -25,7 +25,7 @@ const input = fc.record(
   { requiredKeys: ['purchaseYear', 'purchasePrice', 'vehicleType'] },
 ) as fc.Arbitrary<DepreciationInput>;
 
-describe('DepreciationService properties (CONTRACT.md and MODEL.md invariants)', () => {
+describe('DepreciationService properties (the invariants of docs/contract.md and docs/model.md)', () => {
   it('has one entry per year from the purchase year to now, the first being the purchase', () => {
     fc.assert(
       fc.property(input, (request) => {

@@ -17,7 +17,7 @@ describe('DepreciationService', () => {
     currentMileage: 50000,
   };
 
-  it('answers the whole body of SPEC.md §2.2, in cents, following MODEL.md', () => {
+  it('answers the whole body of docs/contract.md, in cents, following docs/model.md', () => {
     expect(service.calculate(sedan)).toEqual(README_EXAMPLE_ANSWER);
   });
 

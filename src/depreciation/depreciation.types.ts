@@ -1,6 +1,6 @@
 import { VehicleType } from './vehicle-type';
 
-/** A validated request (SPEC.md §2.1), mileage defaulted. */
+/** A validated request (docs/contract.md, "Request"), mileage defaulted. */
 export interface DepreciationInput {
   purchaseYear: number;
   purchasePrice: number;
@@ -16,7 +16,7 @@ export interface YearlyEntry {
   depreciationPercent: number;
 }
 
-/** The success body of SPEC.md §2.2. */
+/** The success body (docs/contract.md, "Success answer"). */
 export interface DepreciationResult {
   success: true;
   data: {

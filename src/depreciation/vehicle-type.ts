@@ -1,4 +1,4 @@
-/** The nine vehicle types of SPEC.md §2.1, exactly as a client sends them (lowercase). */
+/** The nine vehicle types of docs/contract.md ("Request"), exactly as a client sends them (lowercase). */
 export const VEHICLE_TYPES = [
   'sedan',
   'suv',

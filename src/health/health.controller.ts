@@ -25,7 +25,7 @@ export class HealthController {
     private readonly dailyLimit: DailyLimitHealthIndicator,
   ) {}
 
-  /** The store's state, always 200 while the process answers (kept from the scale-out issue). */
+  /** The store's state, always 200 while the process answers. */
   @Get()
   check(): DailyLimitHealth {
     return this.dailyLimit.health();

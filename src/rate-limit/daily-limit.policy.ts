@@ -11,7 +11,7 @@ import { setRateLimitHeaders } from './rate-limit-headers';
 
 /**
  * The daily limit, decided in one place: RATE_LIMIT_PER_DAY requests per client per UTC day, one
- * budget per client across the API (docs/contract.md, "The daily limit"). The guard counts through
+ * budget per client across the API (docs/contract.md, "Daily limit"). The guard counts through
  * `admit`; the early refusal answers through `refuseEarly`. Both write the same headers and the
  * same 429 bytes.
  *

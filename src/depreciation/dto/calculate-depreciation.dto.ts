@@ -37,7 +37,7 @@ export function isValidDepreciationBody(body: Record<string, unknown>): boolean 
 }
 
 /**
- * The request body of SPEC.md §2.1. Types are strict JSON types (no coercion), unknown fields are
+ * The request body (docs/contract.md, "Request"). Types are strict JSON types (no coercion), unknown fields are
  * refused by the global ValidationPipe, and the upper bound of purchaseYear (the current UTC year)
  * is checked by DepreciationService, which owns the clock.
  */

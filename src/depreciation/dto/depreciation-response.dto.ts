@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { VEHICLE_TYPES, type VehicleType } from '../vehicle-type';
 
-/** Swagger schemas of the success body (SPEC.md §2.2); the service returns plain objects of this shape. */
+/** Swagger schemas of the success body (docs/contract.md, "Success answer"); the service returns plain objects of this shape. */
 @ApiSchema({ name: 'YearlyEntry' })
 export class YearlyEntryDto {
   @ApiProperty({ description: 'Calendar year of the entry.', example: 2021 })

@@ -6,7 +6,7 @@ import { STRATEGIES } from './strategies';
 
 const usage = (ownedYears: number, currentMileage = 0) => ({ ownedYears, currentMileage });
 
-/** MODEL.md's "5-year loss (model)" column, in %. */
+/** The "5-year loss (model)" column of docs/model.md, in %. */
 const FIVE_YEAR_LOSS: Record<VehicleType, number> = {
   sedan: 52,
   economy: 49,
@@ -41,7 +41,7 @@ describe('per-type strategies', () => {
       );
     });
 
-    it("loses MODEL.md's 5-year figure at expected mileage", () => {
+    it('loses the 5-year figure of docs/model.md at expected mileage', () => {
       const loss = (1 - strategy.valueAt(5, usage(5, 5 * rates.milesPerYear))) * 100;
       expect(Math.round(loss)).toBe(FIVE_YEAR_LOSS[type]);
     });
