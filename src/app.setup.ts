@@ -35,7 +35,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
     responseHook([requestLog(logger.pino), app.get(MetricsService).http.record], identifyRequest),
   );
   app.use(requireHostHeader);
-  app.use(securityHeaders());
+  app.use(securityHeaders(DOCS_PATH));
   app.use(`/${DOCS_PATH}`, docsContentSecurityPolicy());
   app.enableCors(CORS_OPTIONS);
   app.use(app.get(DailyLimitPolicy).refuseEarly);

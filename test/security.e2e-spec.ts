@@ -26,13 +26,9 @@ describe('security headers', () => {
   });
   afterEach(() => app.close());
 
-  it('sends helmet’s headers and a same-origin, no-inline CSP with every answer', async () => {
-    for (const call of [
-      request(app.getHttpServer()).post('/api/depreciate').send(VALID).expect(200),
-      request(app.getHttpServer()).get('/nowhere').expect(404),
-      request(app.getHttpServer()).get('/docs-json').expect(200),
-    ]) {
-      const { headers } = await call;
+  it('sends the page and the docs helmet’s headers with a same-origin, no-inline CSP', async () => {
+    for (const path of ['/', '/assets/calculator.js']) {
+      const { headers } = await request(app.getHttpServer()).get(path).expect(200);
       expect(headers['content-security-policy']).toBe(STRICT_CSP);
       expect(headers['x-content-type-options']).toBe('nosniff');
       expect(headers['x-frame-options']).toBe('SAMEORIGIN');
@@ -40,6 +36,34 @@ describe('security headers', () => {
       expect(headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
       expect(headers['cross-origin-opener-policy']).toBe('same-origin');
       expect(headers['x-powered-by']).toBeUndefined();
+    }
+  });
+
+  it('sends JSON answers only the headers a JSON answer needs', async () => {
+    for (const call of [
+      request(app.getHttpServer()).post('/api/depreciate').send(VALID).expect(200),
+      request(app.getHttpServer()).get('/nowhere').expect(404),
+      request(app.getHttpServer()).get('/docs-json').expect(200),
+      request(app.getHttpServer()).get('/health').expect(200),
+    ]) {
+      const { headers } = await call;
+      expect(headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(headers['x-content-type-options']).toBe('nosniff');
+      expect(headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+      for (const name of [
+        'x-frame-options',
+        'referrer-policy',
+        'cross-origin-opener-policy',
+        'cross-origin-resource-policy',
+        'origin-agent-cluster',
+        'x-dns-prefetch-control',
+        'x-download-options',
+        'x-permitted-cross-domain-policies',
+        'x-xss-protection',
+        'x-powered-by',
+      ]) {
+        expect(headers[name]).toBeUndefined();
+      }
     }
   });
 

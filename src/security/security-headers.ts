@@ -25,9 +25,42 @@ const DIRECTIVES = {
   upgradeInsecureRequests: null,
 };
 
-/** helmet's headers with the CSP above, for every answer. */
-export const securityHeaders = (): Middleware =>
-  helmet({ contentSecurityPolicy: { directives: DIRECTIVES } });
+/**
+ * What a JSON answer needs of helmet's set (the OWASP REST cheat sheet's): nothing may load or
+ * frame it, browsers must not sniff another type, and HTTPS sticks. helmet's other headers govern
+ * how a browser renders a document, which a JSON answer is not.
+ */
+const JSON_HEADERS: Array<[string, string]> = [
+  ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"],
+  ['Strict-Transport-Security', 'max-age=31536000; includeSubDomains'],
+  ['X-Content-Type-Options', 'nosniff'],
+];
+
+/** Paths that serve documents a browser renders: the calculator page, its assets, Swagger UI. */
+const isDocumentPath = (path: string, docsPath: string): boolean =>
+  path === '/' ||
+  path.startsWith('/assets/') ||
+  path === `/${docsPath}` ||
+  path.startsWith(`/${docsPath}/`);
+
+/**
+ * The security headers of every answer: helmet's whole set with the CSP above on the page, its
+ * assets and the docs; the short JSON set on everything else (the API, its errors, health, metrics,
+ * the OpenAPI document).
+ */
+export function securityHeaders(docsPath: string): Middleware {
+  const forDocuments = helmet({ contentSecurityPolicy: { directives: DIRECTIVES } });
+  return (request, response, next) => {
+    const url = request.url ?? '/';
+    const query = url.indexOf('?');
+    if (isDocumentPath(query === -1 ? url : url.slice(0, query), docsPath)) {
+      forDocuments(request, response, next);
+      return;
+    }
+    for (const [name, value] of JSON_HEADERS) response.setHeader(name, value);
+    next();
+  };
+}
 
 /**
  * The CSP of Swagger UI's pages, which replaces the one above under the docs path: its index page
