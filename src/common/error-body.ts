@@ -8,7 +8,7 @@ import {
 } from './error-messages';
 
 /** The one error body of the API (docs/contract.md, "Errors"). */
-export interface ErrorBody {
+interface ErrorBody {
   statusCode: number;
   message: string;
 }

@@ -3,7 +3,7 @@ import { Type } from '@nestjs/common';
 const PRECHECK = Symbol('validation-precheck');
 
 /** A fast test of a request body: true only for bodies the class-validator rules accept. */
-export type Precheck = (body: Record<string, unknown>) => boolean;
+type Precheck = (body: Record<string, unknown>) => boolean;
 
 /**
  * Gives a DTO a precheck that StrictValidationPipe runs first: a body it accepts skips

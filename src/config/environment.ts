@@ -2,11 +2,11 @@ import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
 import { IsTrustProxy, parseTrustProxy, type TrustProxy } from './trust-proxy';
 
-export const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'verbose'] as const;
+const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'verbose'] as const;
 export type AppLogLevel = (typeof LOG_LEVELS)[number];
 
-export const RATE_LIMIT_STORES = ['memory', 'redis'] as const;
-export type RateLimitStore = (typeof RATE_LIMIT_STORES)[number];
+const RATE_LIMIT_STORES = ['memory', 'redis'] as const;
+type RateLimitStore = (typeof RATE_LIMIT_STORES)[number];
 
 /** Requests per client per UTC day when RATE_LIMIT_PER_DAY is not set. */
 export const DEFAULT_RATE_LIMIT_PER_DAY = 100;

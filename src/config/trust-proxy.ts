@@ -11,7 +11,7 @@ const OFF = new Set(['off', 'false', 'none']);
 const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 const MAX_HOPS = 32;
 
-export const TRUST_PROXY_RULE =
+const TRUST_PROXY_RULE =
   'must be off, a hop count (0-32), or comma-separated proxy addresses or CIDRs ' +
   '(loopback, linklocal and uniquelocal name ranges)';
 

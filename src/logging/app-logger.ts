@@ -4,7 +4,7 @@ import { DestinationStream, Level, LevelWithSilent, Logger, pino, stdTimeFunctio
 import { AppLogLevel } from '../config/environment';
 
 /** pino's level for LOG_LEVEL: pino has no 'verbose', its most detailed level is 'trace'. */
-export function pinoLevel(level: AppLogLevel): LevelWithSilent {
+function pinoLevel(level: AppLogLevel): LevelWithSilent {
   return level === 'verbose' ? 'trace' : level;
 }
 
@@ -12,7 +12,7 @@ export function pinoLevel(level: AppLogLevel): LevelWithSilent {
  * The process's JSON lines: `{"level":"info","time":"<ISO>","pid":…,"hostname":…, …,"msg":…}` on
  * stdout (or `destination`), written synchronously so a line is out before the process could die.
  */
-export function createRootLogger(level: AppLogLevel, destination?: DestinationStream): Logger {
+function createRootLogger(level: AppLogLevel, destination?: DestinationStream): Logger {
   return pino(
     {
       level: pinoLevel(level),

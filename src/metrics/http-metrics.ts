@@ -3,7 +3,7 @@ import { Counter, Histogram, Registry } from 'prom-client';
 import type { WatchedResponse } from '../common/response-hook';
 
 /** The `route` label of a request no route handled: unknown paths, bodies refused before routing. */
-export const UNMATCHED_ROUTE = 'unmatched';
+const UNMATCHED_ROUTE = 'unmatched';
 
 /** Latency buckets in seconds: an answer takes about a millisecond, so the low end is finer. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];

@@ -17,7 +17,7 @@ const LIBRARY = 'public, max-age=86400';
  * The package root: the nearest folder above this file with a package.json. The same from
  * `dist/page/` (`npm start`) and from `src/page/` (ts-jest), wherever the process was started.
  */
-export function packageRoot(from: string = __dirname): string {
+function packageRoot(from: string = __dirname): string {
   let folder = from;
   while (!existsSync(join(folder, 'package.json'))) {
     const parent = dirname(folder);

@@ -3,7 +3,7 @@ import { VEHICLE_TYPES, type VehicleType } from '../vehicle-type';
 
 /** Swagger schemas of the success body (docs/contract.md, "Success answer"); the service returns plain objects of this shape. */
 @ApiSchema({ name: 'YearlyEntry' })
-export class YearlyEntryDto {
+class YearlyEntryDto {
   @ApiProperty({ description: 'Calendar year of the entry.', example: 2021 })
   year!: number;
 
@@ -21,7 +21,7 @@ export class YearlyEntryDto {
 }
 
 @ApiSchema({ name: 'DepreciationData' })
-export class DepreciationDataDto {
+class DepreciationDataDto {
   @ApiProperty({
     description: 'Estimated current value in USD (the last entry).',
     example: 12016.72,
@@ -45,7 +45,7 @@ export class DepreciationDataDto {
 }
 
 @ApiSchema({ name: 'DepreciationMeta' })
-export class DepreciationMetaDto {
+class DepreciationMetaDto {
   @ApiProperty({ enum: VEHICLE_TYPES, enumName: 'VehicleType', example: 'sedan' })
   vehicleType!: VehicleType;
 
