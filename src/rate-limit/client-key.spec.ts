@@ -21,4 +21,25 @@ describe('clientKey', () => {
     expect(clientKey(request(undefined, '10.0.0.1'))).toBe('10.0.0.1');
     expect(clientKey(request(undefined, undefined))).toBe('unknown');
   });
+
+  it.each([
+    ['10.9.9.9:1234', '10.9.9.9'],
+    ['10.9.9.9:65535', '10.9.9.9'],
+    ['[2001:db8:1:2::7]:443', '2001:db8:1:2::/64'],
+    ['[2001:db8:1:2::7]', '2001:db8:1:2::/64'],
+    ['[::ffff:10.9.9.9]:80', '10.9.9.9'],
+  ])('drops the port a proxy appended: %s is %s', (ip, key) => {
+    expect(clientKey(request(ip, '127.0.0.9'))).toBe(key);
+  });
+
+  it.each([
+    '10.9.9.09',
+    '010.9.9.9',
+    'unknown',
+    'client.example',
+    '10.9.9.9:x',
+    '',
+  ])('keys a forwarded value that is not an address (%p) as the socket address', (ip) => {
+    expect(clientKey(request(ip, '127.0.0.9'))).toBe('127.0.0.9');
+  });
 });
