@@ -1,5 +1,6 @@
 import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { isJsonContentType } from './common/json-content-type.guard';
 import { requireHostHeader, useApiErrorBodiesInServer } from './common/http-protocol';
 import { Environment } from './config/environment';
 import { AppLogger } from './logging/app-logger';
@@ -39,7 +40,10 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.use(`/${DOCS_PATH}`, docsContentSecurityPolicy());
   app.enableCors(CORS_OPTIONS);
   app.use(app.get(DailyLimitPolicy).refuseEarly);
-  app.useBodyParser('json', { limit: BODY_LIMIT_BYTES, type: 'application/json' });
+  app.useBodyParser('json', {
+    limit: BODY_LIMIT_BYTES,
+    type: (request) => isJsonContentType(request.headers['content-type']),
+  });
   useApiErrorBodiesInServer(app.getHttpServer());
   setupSwagger(app, config.get('RATE_LIMIT_PER_DAY', { infer: true }));
   return app;

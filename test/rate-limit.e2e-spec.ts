@@ -143,7 +143,21 @@ describe('the daily limit (e2e, through AppModule)', () => {
       const answer = await send({ port, method: 'POST', path: '/api/depreciate', body: 'x' });
       expect(answer.status).toBe(415);
       expect(answer.headers['x-ratelimit-remaining']).toBe('99');
-      expect((await depreciate(port, VALID)).headers['x-ratelimit-remaining']).toBe('98');
+      // JSON in another charset too: refused by the route's guard, after counting, not before routing.
+      const latin1 = await send({
+        port,
+        method: 'POST',
+        path: '/api/depreciate',
+        headers: { 'content-type': 'application/json; charset=latin1' },
+        body: JSON.stringify(VALID),
+      });
+      expect(latin1.status).toBe(415);
+      expect(latin1.json).toEqual({
+        statusCode: 415,
+        message: 'Content-Type must be application/json',
+      });
+      expect(latin1.headers['x-ratelimit-remaining']).toBe('98');
+      expect((await depreciate(port, VALID)).headers['x-ratelimit-remaining']).toBe('97');
     });
 
     it('frees every client at 00:00:00.000 UTC, not 24 hours after its first request', async () => {

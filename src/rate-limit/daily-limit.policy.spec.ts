@@ -99,6 +99,10 @@ describe('DailyLimitPolicy', () => {
     });
     // The early refusal is counted, as the guard would count it.
     expect(storage.refuseAtOnce(CLIENT, 1)?.totalHits).toBe(4);
+    // Every spelling Express routes to the same handler is refused alike.
+    for (const path of ['/api/depreciate/', '/API/Depreciate']) {
+      expect(early(requestTo('POST', path))).toMatchObject({ passed: false, status: 429 });
+    }
     // Another method or path, or a client under the limit, goes on to the guard.
     expect(early(requestTo('GET', '/api/depreciate')).passed).toBe(true);
     expect(early(requestTo('POST', '/api/other')).passed).toBe(true);

@@ -19,6 +19,15 @@ import { setRateLimitHeaders } from './rate-limit-headers';
  * limit is answered there before its body is read (no parsing, no routing, no store round trip).
  * It covers routes whose path has no parameters, and only requests keyed by the client address.
  */
+/**
+ * `"POST /api/depreciate"`: a route as Express matches it, case-insensitive and with or without a
+ * trailing slash (its default routing), so every spelling that reaches a handler is refused alike.
+ */
+function routeKey({ method, path }: Pick<Request, 'method' | 'path'>): string {
+  const bare = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return `${method} ${bare.toLowerCase()}`;
+}
+
 @Injectable()
 export class DailyLimitPolicy {
   /** Requests per client per UTC day. */
@@ -26,7 +35,7 @@ export class DailyLimitPolicy {
   /** The refusal the guard throws; the exception filter turns it into `refusalBody`. */
   readonly refusal: ThrottlerException;
   private readonly refusalBody: Buffer;
-  /** `"POST /api/depreciate"` → Express's route, so metrics label an early refusal with it. */
+  /** routeKey → Express's route, so metrics label an early refusal with it. */
   private readonly refusedRoutes = new Map<string, unknown>();
 
   constructor(
@@ -51,8 +60,12 @@ export class DailyLimitPolicy {
     setRateLimitHeaders(response, this.limit, record);
     if (!record.isBlocked) return;
     const route = request.route as { path?: unknown } | undefined;
-    if (key === this.key(request) && route?.path === request.path) {
-      this.refusedRoutes.set(`${request.method} ${request.path}`, route);
+    const at = routeKey(request);
+    // A path with parameters never equals its pattern: only fixed paths are refused early.
+    if (key === this.key(request) && typeof route?.path === 'string') {
+      if (routeKey({ method: request.method, path: route.path }) === at) {
+        this.refusedRoutes.set(at, route);
+      }
     }
     throw this.refusal;
   }
@@ -60,7 +73,7 @@ export class DailyLimitPolicy {
   /** The Express middleware mounted ahead of the body parser (app.setup.ts). */
   readonly refuseEarly = (request: Request, response: Response, next: NextFunction): void => {
     if (this.refusedRoutes.size === 0) return next();
-    const route = this.refusedRoutes.get(`${request.method} ${request.path}`);
+    const route = this.refusedRoutes.get(routeKey(request));
     const record = route === undefined ? undefined : this.overLimitNow(request);
     if (record === undefined) return next();
     request.route = route;
