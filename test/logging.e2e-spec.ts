@@ -1,4 +1,4 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AddressInfo, connect } from 'node:net';
 import { hostname } from 'node:os';
@@ -17,6 +17,15 @@ class BoomController {
   @Get()
   boom(): never {
     throw new Error('kaboom');
+  }
+}
+
+/** Says on purpose that it cannot serve now, as readiness does while Redis is away. */
+@Controller('unavailable')
+class UnavailableController {
+  @Get()
+  unavailable(): never {
+    throw new ServiceUnavailableException('Not ready: Redis unavailable');
   }
 }
 
@@ -49,7 +58,7 @@ describe('request logs', () => {
     output = [];
     const destination = { write: (line: string) => void output.push(line) };
     app = await createTestApp({
-      extra: { controllers: [BoomController, SlowController] },
+      extra: { controllers: [BoomController, SlowController, UnavailableController] },
       override: (builder) =>
         builder.overrideProvider(AppLogger).useValue(createAppLogger('info', destination)),
     });
@@ -157,7 +166,21 @@ describe('request logs', () => {
       Promise.resolve(linesOf('left-early').length > 0),
     );
     expect(linesOf('left-early')).toMatchObject([
-      { level: 'info', req: { method: 'GET', path: '/slow' }, msg: 'request aborted' },
+      {
+        level: 'info',
+        req: { method: 'GET', path: '/slow' },
+        res: { statusCode: null },
+        msg: 'request aborted',
+      },
+    ]);
+  });
+
+  it('logs a 503 said on purpose at warn, not as a failure', async () => {
+    const response = await request(app.getHttpServer())
+      .get('/unavailable')
+      .expect(503, { statusCode: 503, message: 'Not ready: Redis unavailable' });
+    expect(linesOf(response.headers['x-request-id'])).toMatchObject([
+      { level: 'warn', res: { statusCode: 503 }, msg: 'request completed' },
     ]);
   });
 

@@ -23,14 +23,15 @@ function pathOf(url = ''): string {
  * preflights) included:
  * `{"level":"info",…,"reqId":…,"req":{"method","path","remoteAddress"},"res":{"statusCode"},
  * "responseTime":<ms>,"msg":"request completed"}`; a 5xx is an `error` line "request failed" (the
- * exception filter logs the error itself, with its stack, once); a connection closed before the
- * answer ended gives "request aborted". No header, no body, no query string is logged.
+ * exception filter logs the error itself, with its stack, once), a 503 a `warn` line; a connection
+ * closed before the answer ended gives "request aborted", with a null status if none was sent.
+ * No header, no body, no query string is logged.
  */
 export function requestLog(logger: Logger): ResponseObserver {
   return (response, elapsedMs) => {
     const status = response.statusCode;
-    const failed = status >= 500;
-    if (!logger.isLevelEnabled(failed ? 'error' : 'info')) return;
+    const level = levelOf(status);
+    if (!logger.isLevelEnabled(level)) return;
     const request = response.req as Request & IdentifiedRequest;
     const line = {
       reqId: request.id,
@@ -39,10 +40,19 @@ export function requestLog(logger: Logger): ResponseObserver {
         path: pathOf(request.originalUrl ?? request.url),
         remoteAddress: request.ip ?? request.socket?.remoteAddress,
       },
-      res: { statusCode: status },
+      // A client that left before the status line was sent got no status at all.
+      res: { statusCode: response.headersSent ? status : null },
       responseTime: Math.round(elapsedMs),
     };
-    if (failed) logger.error(line, 'request failed');
-    else logger.info(line, response.writableEnded ? 'request completed' : 'request aborted');
+    const done = response.writableEnded ? 'request completed' : 'request aborted';
+    logger[level](line, level === 'error' ? 'request failed' : done);
   };
 }
+
+/**
+ * A 5xx is an error, but for a 503: the service says on purpose that it cannot serve now (a
+ * readiness check while Redis is away answers one per probe), which an operator wants to see, not
+ * to be paged for.
+ */
+const levelOf = (status: number): 'info' | 'warn' | 'error' =>
+  status < 500 ? 'info' : status === 503 ? 'warn' : 'error';
