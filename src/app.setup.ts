@@ -1,7 +1,11 @@
 import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { isJsonContentType } from './common/json-content-type.guard';
-import { requireHostHeader, useApiErrorBodiesInServer } from './common/http-protocol';
+import {
+  refuseDeclaredOversize,
+  requireHostHeader,
+  useApiErrorBodiesInServer,
+} from './common/http-protocol';
 import { Environment } from './config/environment';
 import { AppLogger } from './logging/app-logger';
 import { identifyRequest, requestLog } from './logging/request-log';
@@ -40,6 +44,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.use(`/${DOCS_PATH}`, docsContentSecurityPolicy());
   app.enableCors(CORS_OPTIONS);
   app.use(app.get(DailyLimitPolicy).refuseEarly);
+  app.use(refuseDeclaredOversize(BODY_LIMIT_BYTES));
   app.useBodyParser('json', {
     limit: BODY_LIMIT_BYTES,
     type: (request) => isJsonContentType(request.headers['content-type']),

@@ -1,4 +1,4 @@
-import { BadRequestException } from '@nestjs/common';
+import { BadRequestException, PayloadTooLargeException } from '@nestjs/common';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { answerClientError } from './client-error.handler';
 
@@ -22,4 +22,24 @@ export function requireHostHeader(
 ): void {
   const http11 = request.httpVersionMajor === 1 && request.httpVersionMinor === 1;
   next(http11 && request.headers.host === undefined ? new BadRequestException() : undefined);
+}
+
+/**
+ * Express middleware, ahead of the body parser: a request whose declared Content-Length is over
+ * `limit` is refused with 413 at once, on its headers, and its connection closed after the answer
+ * (`Connection: close`), so none of its body is read. (The body parser alone would read the whole
+ * declared body before answering.) A chunked body that grows past `limit` is still refused by the
+ * body parser.
+ */
+export function refuseDeclaredOversize(limit: number) {
+  return (
+    request: IncomingMessage,
+    response: ServerResponse,
+    next: (error?: unknown) => void,
+  ): void => {
+    const declared = Number(request.headers['content-length']);
+    if (!(declared > limit)) return next();
+    response.setHeader('Connection', 'close');
+    next(new PayloadTooLargeException());
+  };
 }
