@@ -1,5 +1,10 @@
 import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import {
+  type ConnectionLimits,
+  limitConnections,
+  limitPipelining,
+} from './common/connection-limits';
 import { isJsonContentType } from './common/json-content-type.guard';
 import {
   refuseDeclaredOversize,
@@ -19,9 +24,19 @@ import { DOCS_PATH, setupSwagger } from './swagger';
 /** Bodies above this are refused with 413 before they are read whole (a valid one is ~100 bytes). */
 export const BODY_LIMIT_BYTES = 8 * 1024;
 
+const connectionLimits = (config: ConfigService<Environment, true>): ConnectionLimits => ({
+  maxConnections: config.get('MAX_CONNECTIONS', { infer: true }),
+  maxConnectionsPerClient: config.get('MAX_CONNECTIONS_PER_CLIENT', { infer: true }),
+  maxPipelinedRequests: config.get('MAX_PIPELINED_REQUESTS', { infer: true }),
+  headersTimeoutMs: config.get('HEADERS_TIMEOUT_MS', { infer: true }),
+  requestTimeoutMs: config.get('REQUEST_TIMEOUT_MS', { infer: true }),
+  keepAliveTimeoutMs: config.get('KEEP_ALIVE_TIMEOUT_MS', { infer: true }),
+});
+
 /**
  * What the HTTP layer needs beyond AppModule, in this order: the JSON logger; which proxies may
- * name the client (TRUST_PROXY); metrics and request logs first, so answers made before routing (a
+ * name the client (TRUST_PROXY); the connection limits and the pipelining depth; metrics and request
+ * logs, so answers made before routing (a
  * preflight, a 413, an early 429) are measured and logged too; the Host check, security headers
  * and CORS; the early refusal of clients over their limit; the JSON body parser and its limit; no
  * X-Powered-By or ETag; the error body for what Node would answer itself; the docs. createApp()
@@ -36,6 +51,12 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.set('etag', false);
   // Off unless configured: X-Forwarded-For from an untrusted peer must not change req.ip (the client).
   app.set('trust proxy', config.get('TRUST_PROXY', { infer: true }));
+  const limits = connectionLimits(config);
+  // Express compiles TRUST_PROXY into this test of a peer's address (hop 0: the direct peer).
+  const express = app.getHttpAdapter().getInstance() as { get(name: string): unknown };
+  const trusted = express.get('trust proxy fn') as (address: string, hop: number) => boolean;
+  limitConnections(app.getHttpServer(), limits, (address) => trusted(address, 0));
+  app.use(limitPipelining(limits.maxPipelinedRequests));
   app.use(
     responseHook([requestLog(logger.pino), app.get(MetricsService).http.record], identifyRequest),
   );

@@ -10,6 +10,12 @@ describe('validateEnvironment', () => {
       REDIS_URL: 'redis://127.0.0.1:6379',
       TRUST_PROXY: false,
       LOG_LEVEL: 'info',
+      MAX_CONNECTIONS: 0,
+      MAX_CONNECTIONS_PER_CLIENT: 32,
+      MAX_PIPELINED_REQUESTS: 8,
+      HEADERS_TIMEOUT_MS: 10_000,
+      REQUEST_TIMEOUT_MS: 15_000,
+      KEEP_ALIVE_TIMEOUT_MS: 5_000,
     };
     expect({ ...validateEnvironment({}) }).toEqual(expected);
     expect({ ...validateEnvironment({ PORT: '', RATE_LIMIT_PER_DAY: '' }) }).toEqual(expected);
@@ -32,6 +38,12 @@ describe('validateEnvironment', () => {
       REDIS_URL: 'redis://127.0.0.1:6379',
       TRUST_PROXY: false,
       LOG_LEVEL: 'debug',
+      MAX_CONNECTIONS: 0,
+      MAX_CONNECTIONS_PER_CLIENT: 32,
+      MAX_PIPELINED_REQUESTS: 8,
+      HEADERS_TIMEOUT_MS: 10_000,
+      REQUEST_TIMEOUT_MS: 15_000,
+      KEEP_ALIVE_TIMEOUT_MS: 5_000,
     });
   });
 
@@ -94,5 +106,47 @@ describe('validateEnvironment: the daily-limit store and client identity', () =>
     expect(() => validateEnvironment({ REDIS_URL: 'redis://:hunter2@bad host' })).toThrow(
       /^Invalid configuration: REDIS_URL="redis:\/\/\*\*\*@bad host" /,
     );
+  });
+});
+
+describe('validateEnvironment: connection limits and timeouts', () => {
+  it('takes whole numbers in their ranges', () => {
+    const environment = validateEnvironment({
+      MAX_CONNECTIONS: '900',
+      MAX_CONNECTIONS_PER_CLIENT: '4',
+      MAX_PIPELINED_REQUESTS: '1',
+      HEADERS_TIMEOUT_MS: '2000',
+      REQUEST_TIMEOUT_MS: '2000',
+      KEEP_ALIVE_TIMEOUT_MS: '100',
+    });
+    expect(environment).toMatchObject({
+      MAX_CONNECTIONS: 900,
+      MAX_CONNECTIONS_PER_CLIENT: 4,
+      MAX_PIPELINED_REQUESTS: 1,
+      HEADERS_TIMEOUT_MS: 2000,
+      REQUEST_TIMEOUT_MS: 2000,
+      KEEP_ALIVE_TIMEOUT_MS: 100,
+    });
+  });
+
+  it.each([
+    [
+      { MAX_CONNECTIONS_PER_CLIENT: '0' },
+      'Invalid configuration: MAX_CONNECTIONS_PER_CLIENT="0" must be a whole number of connections, 1 or more',
+    ],
+    [
+      { MAX_PIPELINED_REQUESTS: 'many' },
+      'Invalid configuration: MAX_PIPELINED_REQUESTS="many" must be a whole number of requests, 1 or more',
+    ],
+    [
+      { HEADERS_TIMEOUT_MS: '50' },
+      'Invalid configuration: HEADERS_TIMEOUT_MS="50" must be a whole number of milliseconds, from 100',
+    ],
+    [
+      { HEADERS_TIMEOUT_MS: '20000' },
+      'Invalid configuration: REQUEST_TIMEOUT_MS=15000 must be at least HEADERS_TIMEOUT_MS (20000): the request includes its headers',
+    ],
+  ])('refuses %p in one line naming the variable', (raw, message) => {
+    expect(() => validateEnvironment(raw)).toThrow(new Error(message));
   });
 });

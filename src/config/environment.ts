@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
 import { IsTrustProxy, parseTrustProxy, type TrustProxy } from './trust-proxy';
@@ -15,21 +16,25 @@ export const DEFAULT_RATE_LIMIT_PER_DAY = 100;
 const toInteger = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
 
+/** A whole number from `min` to `max`, written as digits; `message` says what it must be. */
+const WholeNumber = (min: number, max: number, message: string): PropertyDecorator =>
+  applyDecorators(
+    Transform(toInteger),
+    IsInt({ message }),
+    Min(min, { message }),
+    Max(max, { message }),
+  );
+
 /** The environment (docs/contract.md, "Configuration"), validated once at start-up. */
 export class Environment {
-  @Transform(toInteger)
-  @IsInt({ message: 'must be an integer from 0 to 65535' })
-  @Min(0, { message: 'must be an integer from 0 to 65535' })
-  @Max(65535, { message: 'must be an integer from 0 to 65535' })
+  @WholeNumber(0, 65535, 'must be an integer from 0 to 65535')
   PORT: number = 3000;
 
   @IsString()
   @Matches(/^[A-Za-z0-9.:-]+$/, { message: 'must be an IP address or a host name' })
   HOST: string = '0.0.0.0';
 
-  @Transform(toInteger)
-  @IsInt({ message: 'must be a whole number of requests, 1 or more' })
-  @Min(1, { message: 'must be a whole number of requests, 1 or more' })
+  @WholeNumber(1, Number.MAX_SAFE_INTEGER, 'must be a whole number of requests, 1 or more')
   RATE_LIMIT_PER_DAY: number = DEFAULT_RATE_LIMIT_PER_DAY;
 
   /** Where the daily counters live: this instance's memory, or Redis (shared by every instance). */
@@ -51,6 +56,30 @@ export class Environment {
 
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL: AppLogLevel = 'info';
+
+  /** Connections open at once, all clients together; 0: 90 % of the process's descriptor limit. */
+  @WholeNumber(0, 1_000_000, 'must be a whole number of connections, 0 (automatic) or more')
+  MAX_CONNECTIONS: number = 0;
+
+  /** Connections open at once from one client address (an IPv6 /64); proxies TRUST_PROXY trusts are exempt. */
+  @WholeNumber(1, 1_000_000, 'must be a whole number of connections, 1 or more')
+  MAX_CONNECTIONS_PER_CLIENT: number = 32;
+
+  /** Requests one connection may have sent and not yet had answered (pipelining depth). */
+  @WholeNumber(1, 10_000, 'must be a whole number of requests, 1 or more')
+  MAX_PIPELINED_REQUESTS: number = 8;
+
+  /** How long a client may take to send a request's headers, in milliseconds. */
+  @WholeNumber(100, 3_600_000, 'must be a whole number of milliseconds, from 100')
+  HEADERS_TIMEOUT_MS: number = 10_000;
+
+  /** How long a client may take to send a whole request, headers and body, in milliseconds. */
+  @WholeNumber(100, 3_600_000, 'must be a whole number of milliseconds, from 100')
+  REQUEST_TIMEOUT_MS: number = 15_000;
+
+  /** How long an idle keep-alive connection stays open, in milliseconds. */
+  @WholeNumber(100, 3_600_000, 'must be a whole number of milliseconds, from 100')
+  KEEP_ALIVE_TIMEOUT_MS: number = 5_000;
 }
 
 const KEYS = Object.keys(new Environment()) as (keyof Environment)[];
@@ -76,6 +105,11 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
     const value = JSON.stringify(given[error.property]).replace(URL_CREDENTIALS, '//***@');
     throw new InvalidConfigurationError(
       `Invalid configuration: ${error.property}=${value} ${reason}`,
+    );
+  }
+  if (environment.REQUEST_TIMEOUT_MS < environment.HEADERS_TIMEOUT_MS) {
+    throw new InvalidConfigurationError(
+      `Invalid configuration: REQUEST_TIMEOUT_MS=${environment.REQUEST_TIMEOUT_MS} must be at least HEADERS_TIMEOUT_MS (${environment.HEADERS_TIMEOUT_MS}): the request includes its headers`,
     );
   }
   return environment;
