@@ -1,20 +1,21 @@
 import Redis, { Result } from 'ioredis';
 
 /**
- * One hit in one atomic round trip: count it, and on the day's first hit let the key expire after
- * the day. A relative EXPIRE (seconds computed by the instance) rather than an absolute EXPIREAT:
- * if Redis's clock ran ahead of the instances', an EXPIREAT in Redis's past would delete the key at
- * once and every request would look like the day's first.
+ * Hits added in one atomic round trip: INCRBY the day's key, and when this made the key (its count
+ * is what was added) let it expire after the day. A request adds 1; an instance back from an outage
+ * adds what it counted alone. A relative EXPIRE (seconds computed by the instance) rather than an
+ * absolute EXPIREAT: if Redis's clock ran ahead of the instances', an EXPIREAT in Redis's past
+ * would delete the key at once and every request would look like the day's first.
  */
-export const DAILY_HIT_LUA = `
-local hits = redis.call('INCR', KEYS[1])
-if hits == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+export const DAILY_ADD_LUA = `
+local hits = redis.call('INCRBY', KEYS[1], ARGV[1])
+if hits == tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
 return hits`;
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** INCR `key`; on its first hit EXPIRE it in `ttlSeconds`. Answers the count after this hit. */
-    dailyHit(key: string, ttlSeconds: number): Result<number, Context>;
+    /** INCRBY `key` by `hits`; if that made it, EXPIRE it in `ttlSeconds`. Answers the new count. */
+    dailyAdd(key: string, hits: number, ttlSeconds: number): Result<number, Context>;
   }
 }
 
@@ -33,7 +34,7 @@ export function createRedisClient(url: string): Redis {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
-    scripts: { dailyHit: { lua: DAILY_HIT_LUA, numberOfKeys: 1 } },
+    scripts: { dailyAdd: { lua: DAILY_ADD_LUA, numberOfKeys: 1 } },
   });
 }
 

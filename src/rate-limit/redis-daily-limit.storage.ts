@@ -1,10 +1,9 @@
 import { Logger, LoggerService, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { once } from 'node:events';
-import { performance } from 'node:perf_hooks';
 import type Redis from 'ioredis';
 import { Clock } from '../common/clock';
 import { DailyLimitRecord, DailyLimitState, DailyLimitStorage } from './daily-limit.storage';
-import { secondsUntilReset, utcDateKey } from './daily-window';
+import { secondsUntilReset, utcDateKey, utcDayNumber } from './daily-window';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 import './redis-client';
 
@@ -12,21 +11,30 @@ import './redis-client';
 export const REDIS_KEY_PREFIX = 'depreciation:daily';
 /** Keys outlive their day by this much, so an instance whose clock lags a little still finds its count. */
 export const EXPIRY_GRACE_SECONDS = 60;
-/** After a failed command, requests count in memory this long before one tries Redis again. */
-const RETRY_AFTER_FAILURE_MS = 1_000;
+/** While counting alone, how often the store asks Redis whether it is back (one PING). */
+export const RECOVERY_PROBE_MS = 1_000;
 /** How long start-up waits for Redis before serving with memory counters. */
 const STARTUP_WAIT_MS = 1_000;
 
 export const redisKey = (client: string, epochMs: number): string =>
   `${REDIS_KEY_PREFIX}:${utcDateKey(epochMs)}:${client}`;
 
+/** Hits counted in this instance's memory while Redis was away, by Redis key, not yet added there. */
+interface CountedAlone {
+  hits: number;
+  /** The UTC day of the key (its expiry follows from it). */
+  day: number;
+}
+
 /**
- * Daily counters shared by every instance in Redis: one atomic INCR (+ EXPIRE on the day's first
+ * Daily counters shared by every instance in Redis: one atomic INCRBY (+ EXPIRE on the day's first
  * hit) per request, so exactly `limit` requests pass per client per day across instances.
  * When Redis is unreachable or slow, requests are counted in this instance's memory instead (never
- * an error, never a long wait); ioredis reconnects by itself and shared counting resumes. Each
- * change is logged once. The memory counters also follow the shared counts while Redis answers,
- * so a fallback goes on from the last count this instance saw.
+ * an error, never a long wait), and remembered. While alone, the store asks Redis every
+ * RECOVERY_PROBE_MS whether it is back (and when ioredis reconnects); once it answers, the store
+ * adds what it counted alone to the shared counts (INCRBY of each client's hits, so the sum over
+ * instances is exact), and only then counts in Redis again. Each change is logged once. The memory
+ * counters follow the shared counts while Redis answers, so a fallback goes on from there.
  */
 export class RedisDailyLimitStorage
   extends DailyLimitStorage
@@ -34,11 +42,13 @@ export class RedisDailyLimitStorage
 {
   private counting: DailyLimitState['counting'] = 'memory';
   private since: Date;
-  /** Bumped on every fall-back, so a reply sent before it cannot announce a recovery. */
+  /** Bumped on every failure, so a recovery that a failure overtook does not announce itself. */
   private failures = 0;
-  private nextTry = 0;
   private lastError = 'not connected';
   private closing = false;
+  private readonly alone = new Map<string, CountedAlone>();
+  private recovering?: Promise<void>;
+  private probe?: NodeJS.Timeout;
   private started?: Promise<void>;
   private stopped?: Promise<void>;
 
@@ -51,26 +61,25 @@ export class RedisDailyLimitStorage
   ) {
     super();
     this.since = clock.now();
-    redis.on('ready', () => this.switchTo('redis'));
-    redis.on('close', () => this.switchTo('memory', 'connection closed'));
-    // ioredis reports every failed reconnection here; the switch above logs the outage once.
+    redis.on('ready', () => void this.recover());
+    redis.on('close', () => this.fallBack('connection closed'));
+    // ioredis reports every failed reconnection here; the fall-back logs the outage once.
     redis.on('error', (error: Error) => (this.lastError = error.message || error.name));
   }
 
   async hit(key: string, limit: number): Promise<DailyLimitRecord> {
     const now = this.clock.now().getTime();
-    if (this.mayTryRedis()) {
-      const failures = this.failures;
+    if (this.counting === 'redis') {
       try {
         const ttl = secondsUntilReset(now) + EXPIRY_GRACE_SECONDS;
-        const shared = await this.redis.dailyHit(redisKey(key, now), ttl);
-        if (failures === this.failures) this.switchTo('redis');
+        // Added to the shared count: whatever happened meanwhile, it is not counted alone too.
+        const shared = await this.redis.dailyAdd(redisKey(key, now), 1, ttl);
         return this.memory.hit(key, limit, shared, now);
       } catch (error) {
-        this.nextTry = performance.now() + RETRY_AFTER_FAILURE_MS;
-        this.switchTo('memory', error instanceof Error ? error.message : String(error));
+        this.fallBack(error instanceof Error ? error.message : String(error));
       }
     }
+    this.countAlone(redisKey(key, now), now);
     return this.memory.hit(key, limit, 0, now);
   }
 
@@ -99,22 +108,61 @@ export class RedisDailyLimitStorage
     return this.stopped;
   }
 
-  private mayTryRedis(): boolean {
-    if (this.redis.status !== 'ready') return false;
-    return this.counting === 'redis' || performance.now() >= this.nextTry;
+  private countAlone(key: string, now: number): void {
+    const entry = this.alone.get(key);
+    if (entry) entry.hits += 1;
+    else this.alone.set(key, { hits: 1, day: utcDayNumber(now) });
   }
 
-  private switchTo(counting: DailyLimitState['counting'], reason = ''): void {
-    if (counting === this.counting || this.closing) return;
-    this.counting = counting;
+  private fallBack(reason: string): void {
+    this.failures += 1;
+    if (this.counting === 'memory' || this.closing) return;
+    this.counting = 'memory';
     this.since = this.clock.now();
-    if (counting === 'redis') {
-      this.logger.log(`Daily counters shared in Redis at ${this.address}`);
-    } else {
-      this.failures += 1;
-      this.logger.warn(
-        `Redis at ${this.address} unavailable (${reason}): counting in this instance's memory until it is back`,
-      );
+    this.logger.warn(
+      `Redis at ${this.address} unavailable (${reason}): counting in this instance's memory until it is back`,
+    );
+    this.startProbing();
+  }
+
+  private startProbing(): void {
+    this.probe ??= setInterval(() => {
+      if (this.redis.status === 'ready') void this.recover();
+    }, RECOVERY_PROBE_MS).unref();
+  }
+
+  /** Once Redis answers: add what was counted alone, then count in Redis again. One at a time. */
+  private recover(): Promise<void> {
+    if (this.counting === 'redis' || this.closing) return Promise.resolve();
+    const failures = this.failures;
+    this.recovering ??= this.addCountedAlone()
+      .then(() => {
+        if (failures !== this.failures || this.closing) return;
+        clearInterval(this.probe);
+        this.probe = undefined;
+        this.counting = 'redis';
+        this.since = this.clock.now();
+        this.logger.log(`Daily counters shared in Redis at ${this.address}`);
+      })
+      .catch((error: unknown) => {
+        this.lastError = error instanceof Error ? error.message : String(error);
+      })
+      .finally(() => (this.recovering = undefined));
+    return this.recovering;
+  }
+
+  /** Adds each client's hits counted alone to its shared count; hits counted meanwhile too. */
+  private async addCountedAlone(): Promise<void> {
+    await this.redis.ping();
+    while (this.alone.size > 0) {
+      const now = this.clock.now().getTime();
+      for (const [key, entry] of [...this.alone]) {
+        const { hits, day } = entry;
+        const ttl = (day === utcDayNumber(now) ? secondsUntilReset(now) : 0) + EXPIRY_GRACE_SECONDS;
+        await this.redis.dailyAdd(key, hits, ttl);
+        entry.hits -= hits;
+        if (entry.hits === 0) this.alone.delete(key);
+      }
     }
   }
 
@@ -124,15 +172,18 @@ export class RedisDailyLimitStorage
         () => undefined,
       );
     }
+    await this.recovering;
     if (this.counting === 'memory') {
       this.logger.warn(
         `Redis at ${this.address} unavailable at start-up (${this.lastError}): counting in this instance's memory until it is back`,
       );
+      this.startProbing();
     }
   }
 
   private async stop(): Promise<void> {
     this.closing = true;
+    clearInterval(this.probe);
     if (this.redis.status === 'ready') {
       await this.redis.quit().catch(() => this.redis.disconnect());
     } else {
