@@ -15,6 +15,7 @@ describe('validateEnvironment', () => {
       MAX_PIPELINED_REQUESTS: 8,
       HEADERS_TIMEOUT_MS: 10_000,
       REQUEST_TIMEOUT_MS: 15_000,
+      MAX_TRACKED_CLIENTS: 1_000_000,
       KEEP_ALIVE_TIMEOUT_MS: 5_000,
     };
     expect({ ...validateEnvironment({}) }).toEqual(expected);
@@ -43,6 +44,7 @@ describe('validateEnvironment', () => {
       MAX_PIPELINED_REQUESTS: 8,
       HEADERS_TIMEOUT_MS: 10_000,
       REQUEST_TIMEOUT_MS: 15_000,
+      MAX_TRACKED_CLIENTS: 1_000_000,
       KEEP_ALIVE_TIMEOUT_MS: 5_000,
     });
   });

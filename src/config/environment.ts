@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
+import { DEFAULT_MAX_TRACKED_CLIENTS } from '../rate-limit/memory-daily-limit.storage';
 import { IsTrustProxy, parseTrustProxy, type TrustProxy } from './trust-proxy';
 
 const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'verbose'] as const;
@@ -76,6 +77,13 @@ export class Environment {
   /** How long a client may take to send a whole request, headers and body, in milliseconds. */
   @WholeNumber(100, 3_600_000, 'must be a whole number of milliseconds, from 100')
   REQUEST_TIMEOUT_MS: number = 15_000;
+
+  /**
+   * Clients the in-memory counters track per UTC day (~100 bytes each); past it, new clients share
+   * the budget of their IPv4 /16 or IPv6 /32.
+   */
+  @WholeNumber(1_000, 100_000_000, 'must be a whole number of clients, 1000 or more')
+  MAX_TRACKED_CLIENTS: number = DEFAULT_MAX_TRACKED_CLIENTS;
 
   /** How long an idle keep-alive connection stays open, in milliseconds. */
   @WholeNumber(100, 3_600_000, 'must be a whole number of milliseconds, from 100')

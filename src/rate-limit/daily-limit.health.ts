@@ -2,6 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import { MetricsService } from '../metrics/metrics.service';
 import { DailyLimitState, DailyLimitStorage } from './daily-limit.storage';
+import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 
 /** GET /health's body. */
 export interface DailyLimitHealth {
@@ -14,8 +15,9 @@ export interface DailyLimitHealth {
  * The health of the daily counters, decided here only. Up while they are where they are
  * configured to be: always with the in-memory store, and with Redis only while every instance
  * shares its counts. An instance that has fallen back to its own memory still serves, but lets
- * each client a budget of its own: degraded, and not ready. Also exported as the gauge
- * `daily_limit_store_shared{store}` (1 while shared, read at scrape time: nothing per request).
+ * each client a budget of its own: degraded, and not ready. Also exported as the gauges
+ * `daily_limit_store_shared{store}` (1 while shared) and `daily_limit_memory_keys{kind}`, read at
+ * scrape time: nothing per request.
  */
 @Injectable()
 export class DailyLimitHealthIndicator implements OnModuleInit {
@@ -23,6 +25,7 @@ export class DailyLimitHealthIndicator implements OnModuleInit {
     private readonly indicators: HealthIndicatorService,
     private readonly storage: DailyLimitStorage,
     private readonly metrics: MetricsService,
+    private readonly memory: MemoryDailyLimitStorage,
   ) {}
 
   health(): DailyLimitHealth {
@@ -50,6 +53,16 @@ export class DailyLimitHealthIndicator implements OnModuleInit {
         const state = storage.state();
         this.reset();
         this.set({ store: state.store }, state.shared ? 1 : 0);
+      },
+    });
+    const memory = this.memory;
+    this.metrics.createGauge({
+      name: 'daily_limit_memory_keys',
+      help: "Today's in-memory counters: one per client, or per wider prefix once MAX_TRACKED_CLIENTS is reached (widened).",
+      labelNames: ['kind'],
+      collect() {
+        this.set({ kind: 'client' }, memory.trackedClients - memory.widenedKeys);
+        this.set({ kind: 'widened' }, memory.widenedKeys);
       },
     });
   }

@@ -103,4 +103,48 @@ describe('MemoryDailyLimitStorage', () => {
       await expect(hit('a', 1)).resolves.toMatchObject({ totalHits: 1, isBlocked: false });
     });
   });
+
+  describe('bounded to maxClients a day', () => {
+    let warnings: string[];
+    const full = (max: number) => {
+      warnings = [];
+      const logger = { warn: (message: string) => warnings.push(message) };
+      return new MemoryDailyLimitStorage(clock, max, logger as never);
+    };
+
+    it('counts new clients past the bound under their IPv4 /16 or IPv6 /32, shared', () => {
+      storage = full(2);
+      storage.hit('198.51.100.1', 3);
+      storage.hit('2001:db8:1:2::/64', 3);
+      // Full: two new IPv4 clients of 203.0.0.0/16 share one budget, and cannot pass it.
+      expect(storage.hit('203.0.113.1', 3).totalHits).toBe(1);
+      expect(storage.hit('203.0.7.9', 3).totalHits).toBe(2);
+      expect(storage.hit('203.0.113.1', 3)).toMatchObject({ totalHits: 3, isBlocked: false });
+      expect(storage.hit('203.0.113.2', 3)).toMatchObject({ totalHits: 4, isBlocked: true });
+      expect(storage.refuseAtOnce('203.0.200.200', 3)?.isBlocked).toBe(true);
+      // A new IPv6 /64 shares its /32.
+      expect(storage.hit('2001:db8:ffff:1::/64', 3).totalHits).toBe(1);
+      expect(storage.hit('2001:db8:aaaa:2::/64', 3).totalHits).toBe(2);
+      // Clients counted before it filled keep their own budgets.
+      expect(storage.hit('198.51.100.1', 3).totalHits).toBe(2);
+      expect(storage.hit('2001:db8:1:2::/64', 3).totalHits).toBe(2);
+      expect([storage.trackedClients, storage.widenedKeys]).toEqual([4, 2]);
+      expect(warnings).toEqual([
+        '2 clients counted today (MAX_TRACKED_CLIENTS): new clients now share the budget of their IPv4 /16 or IPv6 /32 until 00:00 UTC',
+      ]);
+    });
+
+    it('puts every further new client in one budget once the prefixes fill their reserve', () => {
+      storage = full(10);
+      for (let i = 0; i < 10; i++) storage.hit(`198.51.100.${i}`, 100);
+      // The reserve for prefixes is a tenth of the bound, 16 at least: 16 distinct /16s.
+      for (let i = 0; i < 16; i++) expect(storage.hit(`10.${i}.0.1`, 100).totalHits).toBe(1);
+      expect(storage.hit('192.0.2.1', 100).totalHits).toBe(1);
+      expect(storage.hit('100.64.0.1', 100).totalHits).toBe(2);
+      expect([storage.trackedClients, storage.widenedKeys]).toEqual([27, 17]);
+      clock.iso = '2026-11-22T00:00:00.000Z';
+      expect(storage.hit('100.64.0.1', 100).totalHits).toBe(1);
+      expect([storage.trackedClients, storage.widenedKeys]).toEqual([1, 0]);
+    });
+  });
 });

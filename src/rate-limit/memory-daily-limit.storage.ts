@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Logger, type LoggerService } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import {
   DailyLimitRecord,
@@ -15,17 +15,41 @@ import { secondsUntilReset, utcDayNumber } from './daily-window';
  */
 const flat = (key: string): string => (key + ' ').slice(0, -1);
 
+/** Clients counted today beyond which new ones share a wider prefix's budget (MAX_TRACKED_CLIENTS). */
+export const DEFAULT_MAX_TRACKED_CLIENTS = 1_000_000;
+
+/**
+ * The wider budget a new client shares once the store is full: its IPv4 /16 or IPv6 /32 (keys are
+ * an IPv4 address or an IPv6 /64, see clientKey), and once those prefixes fill a further tenth of
+ * the maximum (16 at least), one budget for every further new client. Wide enough that prefixes are few, narrow enough that a full store
+ * does not make strangers share.
+ */
+function widerKey(key: string, reserveUsed: boolean): string {
+  if (reserveUsed) return 'overflow:*';
+  if (key.includes(':')) return `overflow:${key.split(':').slice(0, 2).join(':')}::/32`;
+  const [a, b] = key.split('.');
+  return b === undefined ? 'overflow:*' : `overflow:${a}.${b}.0.0/16`;
+}
+
 /**
  * Today's counters in one Map, for a single instance. No timers: the first hit of a new UTC day
  * drops yesterday's Map whole, so memory holds only the clients seen today. Counting is synchronous,
- * so a burst of concurrent requests can never pass more than `limit`.
+ * so a burst of concurrent requests can never pass more than `limit`. The Map is bounded: past
+ * `maxClients`, a new client is counted under a wider prefix it shares with its neighbours, so new
+ * keys can neither grow memory without end nor dodge the limit, and clients already counted keep
+ * their own budgets. The first widening of a day is logged once.
  */
-@Injectable()
 export class MemoryDailyLimitStorage extends DailyLimitStorage {
   private day = Number.NaN;
   private counts = new Map<string, number>();
+  /** Keys of today's Map that stand for several clients (counted after it filled). */
+  private widened = 0;
 
-  constructor(private readonly clock: Clock) {
+  constructor(
+    private readonly clock: Clock,
+    private readonly maxClients = DEFAULT_MAX_TRACKED_CLIENTS,
+    private readonly logger: LoggerService = new Logger('DailyLimit'),
+  ) {
     super();
   }
 
@@ -39,10 +63,12 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     if (day !== this.day) {
       this.day = day;
       this.counts = new Map();
+      this.widened = 0;
     }
-    const previous = this.counts.get(key);
+    const counted = this.keyFor(key);
+    const previous = this.counts.get(counted);
     const hits = Math.max((previous ?? 0) + 1, atLeast);
-    this.counts.set(previous === undefined ? flat(key) : key, hits);
+    this.counts.set(previous === undefined ? flat(counted) : counted, hits);
     return dailyRecord(hits, limit, secondsUntilReset(now));
   }
 
@@ -51,9 +77,11 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     limit: number,
     now = this.clock.now().getTime(),
   ): DailyLimitRecord | undefined {
-    const hits = this.counts.get(key);
-    if (hits === undefined || hits < limit || utcDayNumber(now) !== this.day) return undefined;
-    this.counts.set(key, hits + 1);
+    if (utcDayNumber(now) !== this.day) return undefined;
+    const counted = this.keyFor(key);
+    const hits = this.counts.get(counted);
+    if (hits === undefined || hits < limit) return undefined;
+    this.counts.set(counted, hits + 1);
     return dailyRecord(hits + 1, limit, secondsUntilReset(now));
   }
 
@@ -61,8 +89,29 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     return { store: 'memory', counting: 'memory', shared: false };
   }
 
-  /** How many clients are counted today. */
+  /** Keys counted today: clients, and the wider prefixes counted once the Map was full. */
   get trackedClients(): number {
     return this.counts.size;
+  }
+
+  /** Keys counted today that stand for several clients (0 unless the Map filled). */
+  get widenedKeys(): number {
+    return this.widened;
+  }
+
+  /** The key a client is counted under today: its own, unless it is new and the Map is full. */
+  private keyFor(key: string): string {
+    if (this.counts.size < this.maxClients || this.counts.has(key)) return key;
+    const reserve = Math.max(16, Math.ceil(this.maxClients / 10));
+    const wider = widerKey(key, this.counts.size >= this.maxClients + reserve);
+    if (!this.counts.has(wider)) {
+      if (this.widened === 0) {
+        this.logger.warn(
+          `${this.maxClients} clients counted today (MAX_TRACKED_CLIENTS): new clients now share the budget of their IPv4 /16 or IPv6 /32 until 00:00 UTC`,
+        );
+      }
+      this.widened += 1;
+    }
+    return wider;
   }
 }

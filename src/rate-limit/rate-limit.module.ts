@@ -42,7 +42,12 @@ const throttlerOptions = (policy: DailyLimitPolicy): ThrottlerModuleOptions => (
 @Module({
   imports: [TerminusModule],
   providers: [
-    MemoryDailyLimitStorage,
+    {
+      provide: MemoryDailyLimitStorage,
+      inject: [Clock, ConfigService],
+      useFactory: (clock: Clock, config: ConfigService<Environment, true>) =>
+        new MemoryDailyLimitStorage(clock, config.get('MAX_TRACKED_CLIENTS', { infer: true })),
+    },
     {
       provide: DailyLimitStorage,
       inject: [ConfigService, MemoryDailyLimitStorage, Clock],
