@@ -1,8 +1,8 @@
 import { Controller, Get, INestApplication, Logger } from '@nestjs/common';
 import request from 'supertest';
-import { Clock } from '../src/common/clock';
 import { README_EXAMPLE_ANSWER } from './fixtures/readme-example';
-import { createTestApp, FixedClock } from './helpers/test-app';
+import { SettableClock } from './helpers/clock';
+import { createTestApp } from './helpers/test-app';
 
 const VALID = {
   purchaseYear: 2020,
@@ -31,10 +31,7 @@ describe('POST /api/depreciate (e2e, through AppModule)', () => {
   beforeEach(async () => {
     app = await createTestApp({
       extra: { controllers: [BoomController] },
-      override: (builder) =>
-        builder
-          .overrideProvider(Clock)
-          .useValue(new FixedClock(new Date('2026-11-21T09:30:00.123Z'))),
+      clock: new SettableClock('2026-11-21T09:30:00.123Z'),
     });
   });
 

@@ -1,7 +1,6 @@
 import { Controller, Get, INestApplication, Logger } from '@nestjs/common';
 import { getOptionsToken, SkipThrottle, Throttle } from '@nestjs/throttler';
 import request from 'supertest';
-import { Clock } from '../src/common/clock';
 import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
 import { IncomingHttpHeaders } from 'node:http';
 import { BODY_LIMIT_BYTES } from '../src/app.setup';
@@ -9,7 +8,8 @@ import { AppLogger, createAppLogger } from '../src/logging/app-logger';
 import { DAY_MS } from '../src/rate-limit/daily-window';
 import { depreciate, HttpAnswer, send } from './helpers/http';
 import { OverLimitStorage } from './helpers/daily-limit';
-import { FixedClock, listenTestApp } from './helpers/test-app';
+import { SettableClock } from './helpers/clock';
+import { listenTestApp } from './helpers/test-app';
 
 const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
 const LIMITED = {
@@ -54,18 +54,17 @@ class ThrottledController {
 describe('the daily limit (e2e, through AppModule)', () => {
   let app: INestApplication;
   let port: number;
-  let clock: FixedClock;
+  let clock: SettableClock;
 
   const start = async (overrides: { storage?: DailyLimitStorage } = {}) => {
-    clock = new FixedClock(new Date('2026-11-21T23:00:00.000Z'));
+    clock = new SettableClock('2026-11-21T23:00:00.000Z');
+    const { storage } = overrides;
     ({ app, port } = await listenTestApp({
       extra: { controllers: [ExtensionController, FreeController] },
-      override: (builder) => {
-        const withClock = builder.overrideProvider(Clock).useValue(clock);
-        return overrides.storage
-          ? withClock.overrideProvider(DailyLimitStorage).useValue(overrides.storage)
-          : withClock;
-      },
+      clock,
+      override: storage
+        ? (builder) => builder.overrideProvider(DailyLimitStorage).useValue(storage)
+        : undefined,
     }));
   };
 

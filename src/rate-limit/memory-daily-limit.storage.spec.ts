@@ -1,24 +1,14 @@
-import { Clock } from '../common/clock';
+import { SettableClock } from '../../test/helpers/clock';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 
-class ManualClock extends Clock {
-  constructor(public iso: string) {
-    super();
-  }
-
-  now(): Date {
-    return new Date(this.iso);
-  }
-}
-
 describe('MemoryDailyLimitStorage', () => {
-  let clock: ManualClock;
+  let clock: SettableClock;
   let storage: MemoryDailyLimitStorage;
   const hit = (key = 'a', limit = 3) =>
     storage.increment(key, 86_400_000, limit, 86_400_000, 'daily');
 
   beforeEach(() => {
-    clock = new ManualClock('2026-11-21T12:00:00.000Z');
+    clock = new SettableClock('2026-11-21T12:00:00.000Z');
     storage = new MemoryDailyLimitStorage(clock);
   });
 
@@ -48,9 +38,9 @@ describe('MemoryDailyLimitStorage', () => {
   it('starts every counter again at 00:00:00.000 UTC and drops yesterday', async () => {
     for (let i = 0; i < 5; i++) await hit();
     await hit('other');
-    clock.iso = '2026-11-21T23:59:59.999Z';
+    clock.set('2026-11-21T23:59:59.999Z');
     await expect(hit()).resolves.toMatchObject({ totalHits: 6, isBlocked: true, timeToExpire: 1 });
-    clock.iso = '2026-11-22T00:00:00.000Z';
+    clock.set('2026-11-22T00:00:00.000Z');
     await expect(hit()).resolves.toEqual({
       totalHits: 1,
       timeToExpire: 86_400,
@@ -98,7 +88,7 @@ describe('MemoryDailyLimitStorage', () => {
 
     it("leaves yesterday's count to the next hit once the UTC day has changed", async () => {
       await hit('a', 1);
-      clock.iso = '2026-11-22T00:00:00.000Z';
+      clock.set('2026-11-22T00:00:00.000Z');
       expect(storage.refuseAtOnce('a', 1)).toBeUndefined();
       await expect(hit('a', 1)).resolves.toMatchObject({ totalHits: 1, isBlocked: false });
     });

@@ -4,20 +4,10 @@ import Redis from 'ioredis';
 import { RedisServer } from '../../test/helpers/redis-server';
 import { describeWithTools } from '../../test/helpers/system-tools';
 import { waitFor } from '../../test/helpers/wait';
-import { Clock } from '../common/clock';
+import { SettableClock } from '../../test/helpers/clock';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 import { createRedisClient } from './redis-client';
 import { RedisDailyLimitStorage, redisKey } from './redis-daily-limit.storage';
-
-class SetClock extends Clock {
-  constructor(public iso: string) {
-    super();
-  }
-
-  now(): Date {
-    return new Date(this.iso);
-  }
-}
 
 class RecordingLogger implements LoggerService {
   readonly lines: string[] = [];
@@ -46,7 +36,7 @@ describe('redisKey', () => {
 describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-server', () => {
   let server: RedisServer;
   let inspect: Redis;
-  let clock: SetClock;
+  let clock: SettableClock;
   let logger: RecordingLogger;
   let storage: RedisDailyLimitStorage;
 
@@ -62,7 +52,7 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-serv
 
   beforeEach(async () => {
     await inspect.flushall();
-    clock = new SetClock('2026-11-21T23:59:00.000Z');
+    clock = new SettableClock('2026-11-21T23:59:00.000Z');
     logger = new RecordingLogger();
     const memory = new MemoryDailyLimitStorage(clock);
     const redis = createRedisClient(server.url);
@@ -95,7 +85,7 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-serv
 
   it('starts a new key on a new UTC day', async () => {
     await storage.hit('198.51.100.2', 5);
-    clock.iso = '2026-11-22T00:00:00.000Z';
+    clock.set('2026-11-22T00:00:00.000Z');
     const record = await storage.hit('198.51.100.2', 5);
     expect(record).toMatchObject({ totalHits: 1, timeToExpire: 86_400 });
     expect(await inspect.keys('depreciation:daily:*')).toHaveLength(2);

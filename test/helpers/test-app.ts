@@ -7,25 +7,12 @@ import { AppModule } from '../../src/app.module';
 import { createApp } from '../../src/app.factory';
 import { Clock } from '../../src/common/clock';
 
-/** A clock a test sets by hand. */
-export class FixedClock extends Clock {
-  constructor(private current: Date) {
-    super();
-  }
-
-  now(): Date {
-    return new Date(this.current.getTime());
-  }
-
-  set(iso: string): void {
-    this.current = new Date(iso);
-  }
-}
-
 export interface TestAppOptions {
   /** Extra modules, controllers or providers, as a team extending the API would add them. */
   extra?: Pick<ModuleMetadata, 'imports' | 'controllers' | 'providers'>;
-  /** Override providers (the clock, the storage, …) before compiling. */
+  /** The application's clock (a SettableClock, test/helpers/clock.ts) instead of the system's. */
+  clock?: Clock;
+  /** Override providers (the storage, the logger, …) before compiling. */
   override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
 }
 
@@ -39,6 +26,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<NestE
     controllers: options.extra?.controllers ?? [],
     providers: options.extra?.providers ?? [],
   });
+  if (options.clock) builder = builder.overrideProvider(Clock).useValue(options.clock);
   if (options.override) builder = options.override(builder);
   const app = await createApp(await builder.compile());
   await app.init();
