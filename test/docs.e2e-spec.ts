@@ -1,5 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
+import { README_EXAMPLE_REQUEST } from './fixtures/readme-example';
+import { INTERNAL_ERROR, INVALID, limited, TOO_LARGE, UNSUPPORTED_TYPE } from './helpers/bodies';
 import { createTestApp } from './helpers/test-app';
 
 interface OpenApi {
@@ -35,14 +37,7 @@ describe('the docs (/docs, /docs-json)', () => {
         'application/json': {
           schema: { $ref: '#/components/schemas/CalculateDepreciationDto' },
           examples: {
-            sedan: {
-              value: {
-                purchaseYear: 2020,
-                purchasePrice: 25000,
-                vehicleType: 'sedan',
-                currentMileage: 50000,
-              },
-            },
+            sedan: { value: README_EXAMPLE_REQUEST },
           },
         },
       },
@@ -68,19 +63,12 @@ describe('the docs (/docs, /docs-json)', () => {
         'application/json': { schema: { $ref: '#/components/schemas/DepreciationResponseDto' } },
       },
     });
-    const errors: Record<string, string> = {
-      '400': 'Invalid input parameters',
-      '413': 'Request body too large',
-      '415': 'Content-Type must be application/json',
-      '429': 'Rate limit exceeded. Maximum 100 requests per 24 hours.',
-      '500': 'Internal server error',
-    };
-    for (const [status, message] of Object.entries(errors)) {
-      expect(responses[status]).toMatchObject({
+    for (const error of [INVALID, TOO_LARGE, UNSUPPORTED_TYPE, limited(100), INTERNAL_ERROR]) {
+      expect(responses[String(error.statusCode)]).toMatchObject({
         content: {
           'application/json': {
             schema: { $ref: '#/components/schemas/ErrorResponseDto' },
-            example: { statusCode: Number(status), message },
+            example: error,
           },
         },
       });

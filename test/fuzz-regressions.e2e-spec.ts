@@ -1,11 +1,9 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
-import request from 'supertest';
+import { INVALID, VALID } from './helpers/bodies';
 import { exchange, parseResponses } from './helpers/raw-http';
-import { createTestApp, listenTestApp } from './helpers/test-app';
+import { createTestApp, depreciateIn, listenTestApp } from './helpers/test-app';
 
 /** Answers the fuzz test (fuzz.e2e-spec.ts) found wrong, pinned here one by one. */
-const INVALID = { statusCode: 400, message: 'Invalid input parameters' };
-const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
 
 const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
 
@@ -17,26 +15,23 @@ describe('bodies the validation pipe must refuse with 400', () => {
   });
   afterEach(() => app.close());
 
-  const post = (body: string) =>
-    request(app.getHttpServer())
-      .post('/api/depreciate')
-      .set('Content-Type', 'application/json')
-      .send(body);
-
   it('refuses a field nested thousands deep (class-transformer overflowed the stack: a 500)', async () => {
-    await post(`{"purchaseYear":${nested(4000)},"purchasePrice":1,"vehicleType":"ev"}`).expect(
+    await depreciateIn(
+      app,
+      `{"purchaseYear":${nested(4000)},"purchasePrice":1,"vehicleType":"ev"}`,
+    ).expect(400, INVALID);
+    await depreciateIn(app, `{"extra":${'{"a":'.repeat(1300)}1${'}'.repeat(1300)}}`).expect(
       400,
       INVALID,
     );
-    await post(`{"extra":${'{"a":'.repeat(1300)}1${'}'.repeat(1300)}}`).expect(400, INVALID);
   });
 
   it('refuses a `constructor` key, which class-transformer dropped silently (a 200)', async () => {
-    await post(JSON.stringify({ ...VALID, constructor: { prototype: { x: 1 } } })).expect(
-      400,
-      INVALID,
-    );
-    await post(JSON.stringify({ ...VALID, constructor: 1 })).expect(400, INVALID);
+    await depreciateIn(
+      app,
+      JSON.stringify({ ...VALID, constructor: { prototype: { x: 1 } } }),
+    ).expect(400, INVALID);
+    await depreciateIn(app, JSON.stringify({ ...VALID, constructor: 1 })).expect(400, INVALID);
   });
 });
 

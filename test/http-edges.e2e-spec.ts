@@ -1,6 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { connect } from 'node:net';
 import { AddressInfo } from 'node:net';
+import { VALID } from './helpers/bodies';
 import { depreciate, send } from './helpers/http';
 import { createTestApp, listenTestApp } from './helpers/test-app';
 
@@ -14,8 +15,6 @@ function raw(port: number, bytes: string): Promise<string> {
     socket.on('error', reject);
   });
 }
-
-const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
 
 describe('HTTP edges (e2e)', () => {
   let app: INestApplication;
@@ -58,7 +57,7 @@ describe('HTTP edges (e2e)', () => {
     await forged('x-real-ip', '203.0.113.2');
     const last = await forged('forwarded', 'for=203.0.113.3');
     expect(last.headers['x-ratelimit-remaining']).toBe('97');
-    expect((await depreciate(port, VALID)).headers['x-ratelimit-remaining']).toBe('96');
+    expect((await depreciate(port)).headers['x-ratelimit-remaining']).toBe('96');
   });
 
   it('counts an IPv4 client reached over IPv6 (IPv4-mapped) as its IPv4 address', async () => {
@@ -67,7 +66,7 @@ describe('HTTP edges (e2e)', () => {
     await app.listen(0, '::');
     port = (app.getHttpServer().address() as AddressInfo).port;
     // On a dual-stack socket, 127.0.0.1 arrives as ::ffff:127.0.0.1.
-    const first = await depreciate(port, VALID, '127.0.0.1');
+    const first = await depreciate(port, { from: '127.0.0.1' });
     const second = await send({
       port,
       host: '::ffff:127.0.0.1',

@@ -5,10 +5,9 @@ import { hostname } from 'node:os';
 import request from 'supertest';
 import { BODY_LIMIT_BYTES } from '../src/app.setup';
 import { AppLogger, createAppLogger } from '../src/logging/app-logger';
-import { createTestApp } from './helpers/test-app';
+import { INTERNAL_ERROR, VALID } from './helpers/bodies';
+import { createTestApp, depreciateIn } from './helpers/test-app';
 import { waitFor } from './helpers/wait';
-
-const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -114,7 +113,7 @@ describe('request logs', () => {
     ['an id with a semicolon', 'a;b'],
     ['an id with 8-bit characters', 'caf\u00e9'],
   ])('generates a UUID for %s, sends it back and logs it', async (_case, sent) => {
-    const call = request(app.getHttpServer()).post('/api/depreciate').send(VALID);
+    const call = depreciateIn(app);
     if (sent !== undefined) void call.set('X-Request-Id', sent);
     const response = await call.expect(200);
 
@@ -124,17 +123,8 @@ describe('request logs', () => {
   });
 
   it('logs the answers the body parser gives before routing too (413, malformed JSON)', async () => {
-    const server = app.getHttpServer();
-    const tooLarge = await request(server)
-      .post('/api/depreciate')
-      .set('Content-Type', 'application/json')
-      .send(`{"a":"${'x'.repeat(BODY_LIMIT_BYTES)}"}`)
-      .expect(413);
-    const malformed = await request(server)
-      .post('/api/depreciate')
-      .set('Content-Type', 'application/json')
-      .send('{"purchaseYear":')
-      .expect(400);
+    const tooLarge = await depreciateIn(app, `{"a":"${'x'.repeat(BODY_LIMIT_BYTES)}"}`).expect(413);
+    const malformed = await depreciateIn(app, '{"purchaseYear":').expect(400);
 
     expect(linesOf(tooLarge.headers['x-request-id'])).toMatchObject([
       { req: { method: 'POST', path: '/api/depreciate' }, res: { statusCode: 413 } },
@@ -162,9 +152,7 @@ describe('request logs', () => {
   });
 
   it('logs an unexpected error once, with its stack and the request id; the answer has neither', async () => {
-    const response = await request(app.getHttpServer())
-      .get('/boom')
-      .expect(500, { statusCode: 500, message: 'Internal server error' });
+    const response = await request(app.getHttpServer()).get('/boom').expect(500, INTERNAL_ERROR);
 
     const id = response.headers['x-request-id'];
     const [errorLine, requestLine, ...more] = linesOf(id);
@@ -214,7 +202,7 @@ describe('log levels', () => {
       override: (builder) =>
         builder.overrideProvider(AppLogger).useValue(createAppLogger('warn', destination)),
     });
-    await request(app.getHttpServer()).post('/api/depreciate').send(VALID).expect(200);
+    await depreciateIn(app).expect(200);
     await app.close();
     expect(output).toEqual([]);
   });

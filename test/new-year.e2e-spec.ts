@@ -1,5 +1,7 @@
 import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
-import { post, remaining, VALID } from './helpers/daily-limit';
+import { VALID } from './helpers/bodies';
+import { remaining } from './helpers/daily-limit';
+import { depreciate } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
 import { ServerProcess, startServer, untilReady } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
@@ -45,12 +47,13 @@ describeWithTools(['faketime', 'redis-server'], 'New year under faketime (built 
   it(
     'frees the limited client and accepts the new year after midnight UTC (memory and Redis stores)',
     async () => {
-      const nextYear = { body: { ...VALID, purchaseYear: 2027 } };
+      const nextYear = { ...VALID, purchaseYear: 2027 };
       // Before midnight: the client uses its budget up, and 2027 is a future year.
       const before = async ({ port }: ServerProcess) => {
         const answers = [];
-        for (let i = 0; i <= LIMIT; i++) answers.push(await post(port, '127.0.0.31'));
-        const early = await post(port, '127.0.0.32', nextYear);
+        for (let i = 0; i <= LIMIT; i++)
+          answers.push(await depreciate(port, { from: '127.0.0.31' }));
+        const early = await depreciate(port, { from: '127.0.0.32', body: nextYear });
         return {
           statuses: [...answers, early].map((answer) => answer.status),
           last: answers[LIMIT],
@@ -65,11 +68,11 @@ describeWithTools(['faketime', 'redis-server'], 'New year under faketime (built 
       await sleep(Math.max(...waits) * 1000 + 300);
 
       for (const { port } of servers) {
-        const after = await post(port, '127.0.0.31');
+        const after = await depreciate(port, { from: '127.0.0.31' });
         expect(after.status).toBe(200);
         expect(remaining(after)).toBe(LIMIT - 1);
         expect(Number(after.headers['x-ratelimit-reset'])).toBeGreaterThan(86_390);
-        const newYear = await post(port, '127.0.0.32', nextYear);
+        const newYear = await depreciate(port, { from: '127.0.0.32', body: nextYear });
         expect(newYear.status).toBe(200);
         expect(newYear.json).toMatchObject({
           success: true,

@@ -7,15 +7,12 @@ import { BODY_LIMIT_BYTES } from '../src/app.setup';
 import { AppLogger, createAppLogger } from '../src/logging/app-logger';
 import { DAY_MS } from '../src/rate-limit/daily-window';
 import { depreciate, HttpAnswer, send } from './helpers/http';
+import { INTERNAL_ERROR, limited, VALID } from './helpers/bodies';
 import { OverLimitStorage } from './helpers/daily-limit';
 import { SettableClock } from './helpers/clock';
 import { listenTestApp } from './helpers/test-app';
 
-const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
-const LIMITED = {
-  statusCode: 429,
-  message: 'Rate limit exceeded. Maximum 100 requests per 24 hours.',
-};
+const LIMITED = limited(100);
 
 /** A route a team marks as free, like a health check. */
 @SkipThrottle()
@@ -75,11 +72,11 @@ describe('the daily limit (e2e, through AppModule)', () => {
 
     it('lets 100 requests through, then answers 429 with the exact body and Retry-After', async () => {
       for (let i = 1; i <= 100; i++) {
-        const answer = await depreciate(port, VALID);
+        const answer = await depreciate(port);
         expect(answer.status).toBe(200);
         expect(answer.headers['x-ratelimit-remaining']).toBe(String(100 - i));
       }
-      const refused = await depreciate(port, VALID);
+      const refused = await depreciate(port);
       expect(refused.status).toBe(429);
       expect(refused.json).toEqual(LIMITED);
       expect(refused.text).toBe(JSON.stringify(LIMITED));
@@ -95,17 +92,17 @@ describe('the daily limit (e2e, through AppModule)', () => {
 
     it('lets exactly 100 of a concurrent burst of 300 through, and another client is unaffected', async () => {
       const answers = await Promise.all(
-        Array.from({ length: 300 }, () => depreciate(port, VALID, '127.0.0.2')),
+        Array.from({ length: 300 }, () => depreciate(port, { from: '127.0.0.2' })),
       );
       expect(answers.filter((a) => a.status === 200)).toHaveLength(100);
       expect(answers.filter((a) => a.status === 429)).toHaveLength(200);
-      const other = await depreciate(port, VALID, '127.0.0.3');
+      const other = await depreciate(port, { from: '127.0.0.3' });
       expect(other.status).toBe(200);
       expect(other.headers['x-ratelimit-remaining']).toBe('99');
     });
 
     it('puts every rate-limit header on a counted 400 and on a counted 500', async () => {
-      const invalid = await depreciate(port, { ...VALID, vehicleType: 'boat' });
+      const invalid = await depreciate(port, { body: { ...VALID, vehicleType: 'boat' } });
       expect(invalid.status).toBe(400);
       expect(invalid.headers).toMatchObject({
         'x-ratelimit-limit': '100',
@@ -117,7 +114,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
       const logError = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
       try {
         const failed = await send({ port, path: '/api/extension/boom' });
-        expect(failed.json).toEqual({ statusCode: 500, message: 'Internal server error' });
+        expect(failed.json).toEqual(INTERNAL_ERROR);
         expect(failed.headers).toMatchObject({
           'x-ratelimit-remaining': '98',
           ratelimit: '"daily";r=98;t=3600',
@@ -129,30 +126,30 @@ describe('the daily limit (e2e, through AppModule)', () => {
 
     it('counts invalid requests too: the limit is checked before validation', async () => {
       for (let i = 0; i < 100; i++) {
-        const answer = await depreciate(port, { ...VALID, purchaseYear: 1800 });
+        const answer = await depreciate(port, { body: { ...VALID, purchaseYear: 1800 } });
         expect(answer.status).toBe(400);
       }
-      const answer = await depreciate(port, VALID);
+      const answer = await depreciate(port);
       expect(answer.status).toBe(429);
-      const invalidPastLimit = await depreciate(port, { bad: true });
+      const invalidPastLimit = await depreciate(port, { body: { bad: true } });
       expect(invalidPastLimit.json).toEqual(LIMITED);
     });
 
     it('counts a request refused for its Content-Type, with the headers on the 415', async () => {
-      const answer = await send({ port, method: 'POST', path: '/api/depreciate', body: 'x' });
+      const answer = await depreciate(port, { body: 'x', type: null });
       expect(answer.status).toBe(415);
       expect(answer.headers['x-ratelimit-remaining']).toBe('99');
-      expect((await depreciate(port, VALID)).headers['x-ratelimit-remaining']).toBe('98');
+      expect((await depreciate(port)).headers['x-ratelimit-remaining']).toBe('98');
     });
 
     it('frees every client at 00:00:00.000 UTC, not 24 hours after its first request', async () => {
-      for (let i = 0; i < 100; i++) await depreciate(port, VALID);
+      for (let i = 0; i < 100; i++) await depreciate(port);
       clock.set('2026-11-21T23:59:59.999Z');
-      const stillLimited = await depreciate(port, VALID);
+      const stillLimited = await depreciate(port);
       expect(stillLimited.status).toBe(429);
       expect(stillLimited.headers['retry-after']).toBe('1');
       clock.set('2026-11-22T00:00:00.000Z');
-      const free = await depreciate(port, VALID);
+      const free = await depreciate(port);
       expect(free.status).toBe(200);
       expect(free.headers).toMatchObject({
         'x-ratelimit-remaining': '99',
@@ -162,15 +159,15 @@ describe('the daily limit (e2e, through AppModule)', () => {
 
     it('makes the new year a valid purchase year at midnight on 31 December', async () => {
       clock.set('2026-12-31T23:59:59.999Z');
-      expect((await depreciate(port, { ...VALID, purchaseYear: 2027 })).status).toBe(400);
+      expect((await depreciate(port, { body: { ...VALID, purchaseYear: 2027 } })).status).toBe(400);
       clock.set('2027-01-01T00:00:00.000Z');
-      const answer = await depreciate(port, { ...VALID, purchaseYear: 2027 });
+      const answer = await depreciate(port, { body: { ...VALID, purchaseYear: 2027 } });
       expect(answer.status).toBe(200);
       expect(answer.json).toMatchObject({ meta: { vehicleAge: 0 } });
     });
 
     it("applies one budget across the API, a team's module included", async () => {
-      await depreciate(port, VALID);
+      await depreciate(port);
       const ping = await send({ port, path: '/api/extension/ping' });
       expect(ping.status).toBe(200);
       expect(ping.json).toEqual({ pong: true });
@@ -179,7 +176,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
       const refused = await send({ port, path: '/api/extension/ping' });
       expect(refused.status).toBe(429);
       expect(refused.json).toEqual(LIMITED);
-      expect((await depreciate(port, VALID)).status).toBe(429);
+      expect((await depreciate(port)).status).toBe(429);
     });
 
     it('does not count a route marked @SkipThrottle(), nor give it rate-limit headers', async () => {
@@ -188,30 +185,27 @@ describe('the daily limit (e2e, through AppModule)', () => {
         expect(free.json).toEqual({ free: true });
         expect(free.headers['x-ratelimit-remaining']).toBeUndefined();
       }
-      expect((await depreciate(port, VALID)).headers['x-ratelimit-remaining']).toBe('99');
+      expect((await depreciate(port)).headers['x-ratelimit-remaining']).toBe('99');
     });
 
     describe('once a client is over its limit', () => {
       /** Everything but what differs between two answers anyway: the date and the request id. */
       const comparable = ({ date: _date, 'x-request-id': _id, ...rest }: IncomingHttpHeaders) =>
         rest;
-      const post = (body: string, headers: Record<string, string>) =>
-        send({ port, method: 'POST', path: '/api/depreciate', headers, body });
       let first: HttpAnswer;
 
       beforeEach(async () => {
-        for (let i = 0; i < 100; i++) await depreciate(port, VALID);
-        first = await depreciate(port, VALID);
+        for (let i = 0; i < 100; i++) await depreciate(port);
+        first = await depreciate(port);
         expect(first.status).toBe(429);
       });
 
       it('answers the same 429 before reading the body, whatever the body or its type', async () => {
-        const json = { 'content-type': 'application/json' };
         const later = [
-          await depreciate(port, VALID),
-          await post('{', json),
-          await post(`{"a":"${'x'.repeat(BODY_LIMIT_BYTES)}"}`, json),
-          await post('x', { 'content-type': 'text/plain' }),
+          await depreciate(port),
+          await depreciate(port, { body: '{' }),
+          await depreciate(port, { body: `{"a":"${'x'.repeat(BODY_LIMIT_BYTES)}"}` }),
+          await depreciate(port, { body: 'x', type: 'text/plain' }),
         ];
         for (const answer of later) {
           expect(answer.status).toBe(429);
@@ -229,14 +223,14 @@ describe('the daily limit (e2e, through AppModule)', () => {
         expect((await send({ port, path: '/api/extension/free' })).status).toBe(200);
         expect((await send({ port, method: 'POST', path: '/nowhere' })).status).toBe(404);
         expect((await send({ port, path: '/api/extension/ping' })).json).toEqual(LIMITED);
-        expect((await depreciate(port, VALID, '127.0.0.9')).status).toBe(200);
+        expect((await depreciate(port, { from: '127.0.0.9' })).status).toBe(200);
       });
 
       it('frees the client at midnight UTC', async () => {
-        expect((await post('{', { 'content-type': 'application/json' })).status).toBe(429);
+        expect((await depreciate(port, { body: '{' })).status).toBe(429);
         clock.set('2026-11-22T00:00:00.000Z');
-        expect((await post('{', { 'content-type': 'application/json' })).status).toBe(400);
-        const free = await depreciate(port, VALID);
+        expect((await depreciate(port, { body: '{' })).status).toBe(400);
+        const free = await depreciate(port);
         expect(free.status).toBe(200);
         expect(free.headers['x-ratelimit-remaining']).toBe('99');
       });
@@ -247,19 +241,13 @@ describe('the daily limit (e2e, through AppModule)', () => {
         expect((await send({ port, path: '/docs-json' })).status).toBe(200);
         expect((await send({ port, path: '/docs' })).status).toBe(200);
       }
-      expect((await depreciate(port, VALID)).headers['x-ratelimit-remaining']).toBe('99');
+      expect((await depreciate(port)).headers['x-ratelimit-remaining']).toBe('99');
     });
 
     it('does not count requests refused before routing (unknown path, malformed JSON)', async () => {
       await send({ port, path: '/nowhere' });
-      await send({
-        port,
-        method: 'POST',
-        path: '/api/depreciate',
-        headers: { 'content-type': 'application/json' },
-        body: '{',
-      });
-      expect((await depreciate(port, VALID)).headers['x-ratelimit-remaining']).toBe('99');
+      await depreciate(port, { body: '{' });
+      expect((await depreciate(port)).headers['x-ratelimit-remaining']).toBe('99');
     });
   });
 
@@ -271,7 +259,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
         .get('/api/extension/ping')
         .expect(429, LIMITED);
       expect(answer.headers['retry-after']).toBe('60');
-      await depreciate(port, VALID, '127.0.0.5');
+      await depreciate(port, { from: '127.0.0.5' });
       expect(storage.keys).toEqual(['127.0.0.1', '127.0.0.5']);
     });
   });
@@ -288,7 +276,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
       }));
       await request(app.getHttpServer())
         .get('/api/extension/throttled')
-        .expect(500, { statusCode: 500, message: 'Internal server error' });
+        .expect(500, INTERNAL_ERROR);
       const logged = lines.map((line) => JSON.parse(line) as { msg?: string });
       expect(logged.map((line) => line.msg)).toContain(
         '@Throttle() on ThrottledController.burst is not supported: the daily limit is one budget ' +

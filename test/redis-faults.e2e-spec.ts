@@ -1,6 +1,6 @@
 import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
-import { health, post, remaining, TimedAnswer } from './helpers/daily-limit';
-import { send } from './helpers/http';
+import { health, remaining } from './helpers/daily-limit';
+import { depreciate, send, TimedAnswer } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
 import { ServerProcess, startServer, untilReady } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
@@ -33,7 +33,7 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
   /** `count` requests alternating between a and b from `from`: every answer 2xx/4xx, and fast. */
   async function alternate(count: number, from: string): Promise<TimedAnswer[]> {
     const answers: TimedAnswer[] = [];
-    for (let i = 0; i < count; i++) answers.push(await post((i % 2 ? b : a).port, from));
+    for (let i = 0; i < count; i++) answers.push(await depreciate((i % 2 ? b : a).port, { from }));
     for (const answer of answers) {
       expect(answer.status).toBeLessThan(500);
       expect(answer.ms).toBeLessThan(MAX_LATENCY_MS);
@@ -129,7 +129,7 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
       const lonely = await startInstance();
       try {
         expect(await health(lonely.port)).toMatchObject({ status: 'degraded' });
-        expect((await post(lonely.port, '127.0.0.27')).status).toBe(200);
+        expect((await depreciate(lonely.port, { from: '127.0.0.27' })).status).toBe(200);
         expect(lonely.output()).toContain('unavailable at start-up');
         await redis.restart();
         await waitFor('the instance to share counters', () => isShared(lonely));

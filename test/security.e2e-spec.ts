@@ -1,10 +1,9 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
+import { limited } from './helpers/bodies';
 import { OverLimitStorage } from './helpers/daily-limit';
-import { createTestApp } from './helpers/test-app';
-
-const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
+import { createTestApp, depreciateIn } from './helpers/test-app';
 
 const STRICT_CSP =
   "default-src 'self';base-uri 'self';font-src 'self';form-action 'self';frame-ancestors 'self';" +
@@ -28,7 +27,7 @@ describe('security headers', () => {
 
   it('sends helmet’s headers and a same-origin, no-inline CSP with every answer', async () => {
     for (const call of [
-      request(app.getHttpServer()).post('/api/depreciate').send(VALID).expect(200),
+      depreciateIn(app).expect(200),
       request(app.getHttpServer()).get('/nowhere').expect(404),
       request(app.getHttpServer()).get('/docs-json').expect(200),
     ]) {
@@ -87,10 +86,7 @@ describe('CORS', () => {
     expect(preflight.headers['access-control-allow-credentials']).toBeUndefined();
     expect(preflight.headers['x-ratelimit-limit']).toBeUndefined();
 
-    const counted = await request(app.getHttpServer())
-      .post('/api/depreciate')
-      .send(VALID)
-      .expect(200);
+    const counted = await depreciateIn(app).expect(200);
     expect(counted.headers['x-ratelimit-remaining']).toBe('99');
   });
 
@@ -103,10 +99,8 @@ describe('CORS', () => {
   });
 
   it('lets browser code read the answer, its rate-limit headers and its request id', async () => {
-    const { headers } = await request(app.getHttpServer())
-      .post('/api/depreciate')
+    const { headers } = await depreciateIn(app)
       .set('Origin', 'https://calculator.example')
-      .send(VALID)
       .expect(200);
     expect(headers['access-control-allow-origin']).toBe('*');
     expect(headers['access-control-expose-headers']).toBe(EXPOSED);
@@ -119,14 +113,9 @@ describe('CORS past the daily limit', () => {
     const app = await createTestApp({
       override: (builder) => builder.overrideProvider(DailyLimitStorage).useValue(overLimit),
     });
-    const { headers } = await request(app.getHttpServer())
-      .post('/api/depreciate')
+    const { headers } = await depreciateIn(app)
       .set('Origin', 'https://calculator.example')
-      .send(VALID)
-      .expect(429, {
-        statusCode: 429,
-        message: 'Rate limit exceeded. Maximum 100 requests per 24 hours.',
-      });
+      .expect(429, limited(100));
     await app.close();
     expect(headers['access-control-allow-origin']).toBe('*');
     expect(headers['access-control-expose-headers']).toBe(EXPOSED);

@@ -1,3 +1,5 @@
+import { README_EXAMPLE_REQUEST } from './fixtures/readme-example';
+import { limited } from './helpers/bodies';
 import { depreciate, send } from './helpers/http';
 import { runToExit, ServerProcess, startServer } from './helpers/server-process';
 
@@ -12,12 +14,7 @@ describe('the built server as a process (node dist/main.js)', () => {
     afterAll(() => server.stop());
 
     it('answers the README example over HTTP', async () => {
-      const answer = await depreciate(server.port, {
-        purchaseYear: 2020,
-        purchasePrice: 25000,
-        vehicleType: 'sedan',
-        currentMileage: 50000,
-      });
+      const answer = await depreciate(server.port, { body: README_EXAMPLE_REQUEST });
       expect(answer.status).toBe(200);
       const year = new Date().getUTCFullYear();
       expect(answer.json).toMatchObject({
@@ -30,14 +27,11 @@ describe('the built server as a process (node dist/main.js)', () => {
     });
 
     it('states the configured limit in the 429', async () => {
-      await depreciate(server.port, {}, '127.0.0.9');
-      await depreciate(server.port, {}, '127.0.0.9');
-      await depreciate(server.port, {}, '127.0.0.9');
-      const refused = await depreciate(server.port, {}, '127.0.0.9');
+      const invalid = { body: {}, from: '127.0.0.9' };
+      for (let i = 0; i < 3; i++) await depreciate(server.port, invalid);
+      const refused = await depreciate(server.port, invalid);
       expect(refused.status).toBe(429);
-      expect(refused.text).toBe(
-        '{"statusCode":429,"message":"Rate limit exceeded. Maximum 3 requests per 24 hours."}',
-      );
+      expect(refused.text).toBe(JSON.stringify(limited(3)));
     });
 
     it('serves the docs', async () => {

@@ -1,8 +1,9 @@
 import { connect, Socket } from 'node:net';
+import { VALID } from './helpers/bodies';
 import { parseResponses } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
 
-const BODY = JSON.stringify({ purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' });
+const BODY = JSON.stringify(VALID);
 
 /** Resolves once the server has logged a line with `msg` (the log is the only outside signal). */
 async function logged(server: ServerProcess, msg: RegExp): Promise<Record<string, unknown>> {

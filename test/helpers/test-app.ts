@@ -1,11 +1,14 @@
-import { ModuleMetadata } from '@nestjs/common';
+import { INestApplication, ModuleMetadata } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test, TestingModuleBuilder } from '@nestjs/testing';
+import request from 'supertest';
 import { AppModule } from '../../src/app.module';
 import { createApp } from '../../src/app.factory';
 import { Clock } from '../../src/common/clock';
+import { VALID } from './bodies';
+import { encodeBody } from './http';
 
 export interface TestAppOptions {
   /** Extra modules, controllers or providers, as a team extending the API would add them. */
@@ -42,3 +45,17 @@ export async function listenTestApp(
   const server: Server = app.getHttpServer();
   return { app, port: (server.address() as AddressInfo).port };
 }
+
+/**
+ * POST /api/depreciate to an in-process app through supertest (a test chains `.set()` and
+ * `.expect()`). The body as `depreciate` sends it (test/helpers/http.ts), VALID unless given.
+ */
+export const depreciateIn = (
+  app: INestApplication,
+  body: unknown = VALID,
+  type = 'application/json',
+): request.Test =>
+  request(app.getHttpServer())
+    .post('/api/depreciate')
+    .set('Content-Type', type)
+    .send(encodeBody(body));

@@ -1,0 +1,29 @@
+import { DepreciationService } from '../../src/depreciation/depreciation.service';
+import { DepreciationInput, DepreciationResult } from '../../src/depreciation/depreciation.types';
+import { SettableClock } from './clock';
+
+/** The request and answer bodies the tests share (docs/contract.md). */
+
+/** A valid request: the README's example (test/fixtures/readme-example.ts) without its mileage. */
+export const VALID = { purchaseYear: 2020, purchasePrice: 25_000, vehicleType: 'sedan' };
+
+/** The error table's bodies. */
+export const INVALID = { statusCode: 400, message: 'Invalid input parameters' };
+export const TOO_LARGE = { statusCode: 413, message: 'Request body too large' };
+export const UNSUPPORTED_TYPE = {
+  statusCode: 415,
+  message: 'Content-Type must be application/json',
+};
+export const INTERNAL_ERROR = { statusCode: 500, message: 'Internal server error' };
+/** The 429 at a daily limit of `limit` (100, the default, unless the test configures another). */
+export const limited = (limit = 100) => ({
+  statusCode: 429,
+  message: `Rate limit exceeded. Maximum ${limit} requests per 24 hours.`,
+});
+
+/**
+ * The whole success body for `request` valued at `calculatedAt`, as the model computes it (the unit
+ * tests pin the model by hand): for a test that knows when an answer was made, not its numbers.
+ */
+export const answerAt = (request: object, calculatedAt: string): DepreciationResult =>
+  new DepreciationService(new SettableClock(calculatedAt)).calculate(request as DepreciationInput);
