@@ -1,11 +1,12 @@
 import { Controller, Get } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { AddressInfo, connect } from 'node:net';
+import { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import request from 'supertest';
 import { BODY_LIMIT_BYTES } from '../src/app.setup';
 import { AppLogger, createAppLogger } from '../src/logging/app-logger';
 import { INTERNAL_ERROR, VALID } from './helpers/bodies';
+import { RawConnection } from './helpers/raw-http';
 import { createTestApp, depreciateIn } from './helpers/test-app';
 import { waitFor } from './helpers/wait';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -138,11 +139,10 @@ describe('request logs', () => {
     SlowController.reset();
     await app.listen(0, '127.0.0.1');
     const { port } = app.getHttpServer().address() as AddressInfo;
-    const socket = connect(port, '127.0.0.1');
-    socket.on('error', () => undefined);
-    socket.write('GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: left-early\r\n\r\n');
+    const client = new RawConnection({ port });
+    await client.write('GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: left-early\r\n\r\n');
     await SlowController.reached;
-    socket.destroy();
+    client.close();
     await waitFor('the aborted request line', () =>
       Promise.resolve(linesOf('left-early').length > 0),
     );

@@ -1,6 +1,5 @@
-import { connect, Socket } from 'node:net';
 import { VALID } from './helpers/bodies';
-import { parseResponses } from './helpers/raw-http';
+import { parseResponses, RawConnection, tryConnect } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
 
 const BODY = JSON.stringify(VALID);
@@ -22,40 +21,16 @@ function isWholeResponse(data: Buffer): boolean {
   return headEnd !== -1 && length !== null && data.length >= headEnd + 4 + Number(length[1]);
 }
 
-/** A connected socket with everything it receives, and a promise of its closing. */
-async function open(server: ServerProcess) {
-  const socket = connect(server.port, server.host);
-  let received = Buffer.alloc(0);
-  socket.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
-  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-  await new Promise((resolve) => socket.once('connect', resolve));
-  const until = async (done: (data: Buffer) => boolean): Promise<void> => {
-    while (!done(received)) await new Promise((resolve) => socket.once('data', resolve));
-  };
-  return { socket, closed, received: () => received, until };
-}
-
 /** Starts a POST whose body stays half-sent: `Expect: 100-continue` tells when it is being handled. */
 async function requestInFlight(server: ServerProcess) {
-  const connection = await open(server);
-  connection.socket.write(
+  const connection = await RawConnection.open(server);
+  await connection.write(
     'POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
       `Content-Length: ${BODY.length}\r\nExpect: 100-continue\r\n\r\n`,
   );
   await connection.until((data) => data.includes('HTTP/1.1 100 Continue\r\n\r\n'));
-  connection.socket.write(BODY.slice(0, 20));
+  await connection.write(BODY.slice(0, 20));
   return connection;
-}
-
-function refusesConnections(server: ServerProcess): Promise<string> {
-  return new Promise((resolve) => {
-    const socket: Socket = connect(server.port, server.host);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve('connected');
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
-  });
 }
 
 describe.each(['SIGTERM', 'SIGINT'] as const)('the built server on %s', (signal) => {
@@ -71,19 +46,19 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('the built server on %s', (signal)
 
   it('refuses new connections, finishes the requests in flight, closes keep-alive connections, exits 0', async () => {
     // A keep-alive connection left idle after one answer must not hold the shutdown open.
-    const idle = await open(server);
-    idle.socket.write('GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    const idle = await RawConnection.open(server);
+    await idle.write('GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     await idle.until(isWholeResponse);
     const inFlight = await requestInFlight(server);
 
     server.child.kill(signal);
     await logged(server, new RegExp(`^${signal} received`));
-    expect(await refusesConnections(server)).toBe('ECONNREFUSED');
+    expect(await tryConnect(server.port, server.host)).toBe('ECONNREFUSED');
     // The rest of the body, and a second request right behind it on the same connection.
-    inFlight.socket.write(BODY.slice(20) + 'GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await inFlight.write(BODY.slice(20) + 'GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     await inFlight.closed;
 
-    const received = inFlight.received();
+    const received = inFlight.received;
     expect(received.toString().startsWith('HTTP/1.1 100 Continue\r\n\r\n')).toBe(true);
     const [answer, next, ...more] = parseResponses(received);
     expect(more).toEqual([]);
@@ -131,6 +106,6 @@ describe('the built server stuck in a request at SIGTERM', () => {
       context: 'Shutdown',
       msg: 'Still busy 10000 ms after SIGTERM: exiting anyway',
     });
-    stuck.socket.destroy();
+    stuck.close();
   }, 30_000);
 });

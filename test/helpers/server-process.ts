@@ -1,8 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { AddressInfo, connect, createServer } from 'node:net';
+import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { send } from './http';
+import { tryConnect } from './raw-http';
 import { waitFor } from './wait';
 
 export const MAIN_JS = join(__dirname, '..', '..', 'dist', 'main.js');
@@ -46,17 +47,6 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, HOST);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
 /**
  * Starts `node dist/main.js` (built by `npm test`'s pretest) with `env` on top of this process's
  * environment (LOG_LEVEL warn unless given), on a free port of 127.0.0.1, and resolves once it
@@ -81,7 +71,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
   void exited.then(() => (ended = true));
 
   const deadline = Date.now() + START_TIMEOUT_MS;
-  while (!(await canConnect(port))) {
+  while ((await tryConnect(port, HOST)) !== 'connected') {
     if (ended || Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`The server did not start on port ${port}.\n${all}`);
