@@ -26,12 +26,12 @@ describeWithTools(['redis-server', 'nginx'], 'npm run cluster: nginx, two instan
     await waitFor(
       'the cluster to be ready',
       () => {
-        if (cluster.hasExited) throw new Error(`cluster.js exited:\n${cluster.logs}`);
-        return Promise.resolve(ready.test(cluster.logs));
+        if (cluster.hasExited) throw new Error(`cluster.js exited:\n${cluster.output}`);
+        return Promise.resolve(ready.test(cluster.output));
       },
       20_000,
     );
-    port = Number(ready.exec(cluster.logs)![1]);
+    port = Number(ready.exec(cluster.output)![1]);
   }, PROCESS_TEST_TIMEOUT_MS);
 
   afterAll(() => cluster?.stop(8_000), PROCESS_TEST_TIMEOUT_MS);

@@ -73,7 +73,7 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
             since: expect.any(String),
           },
         });
-        expect(countLines(server.output(), 'unavailable')).toBe(1);
+        expect(countLines(server.output, 'unavailable')).toBe(1);
         const ready = await send({ port: server.port, path: '/health/ready' });
         expect(ready.status).toBe(503);
         expect(ready.json).toEqual({
@@ -94,8 +94,8 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
         expect((await send({ port: server.port, path: '/health/ready' })).status).toBe(200);
         const metrics = (await send({ port: server.port, path: '/metrics' })).text;
         expect(metrics).toContain('daily_limit_store_shared{store="redis"} 1');
-        expect(countLines(server.output(), 'unavailable')).toBe(1);
-        expect(countLines(server.output(), 'Daily counters shared in Redis')).toBe(2);
+        expect(countLines(server.output, 'unavailable')).toBe(1);
+        expect(countLines(server.output, 'Daily counters shared in Redis')).toBe(2);
       }
     },
     PROCESS_TEST_TIMEOUT_MS,
@@ -130,7 +130,7 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
       try {
         expect(await health(lonely.port)).toMatchObject({ status: 'degraded' });
         expect((await depreciate(lonely.port, { from: '127.0.0.27' })).status).toBe(200);
-        expect(lonely.output()).toContain('unavailable at start-up');
+        expect(lonely.output).toContain('unavailable at start-up');
         await redis.restart();
         await waitFor('the instance to share counters', () => isShared(lonely));
       } finally {

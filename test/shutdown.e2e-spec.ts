@@ -9,7 +9,7 @@ async function logged(server: ServerProcess, msg: RegExp): Promise<Record<string
   for (;;) {
     const line = server.logLines().find((l) => typeof l.msg === 'string' && msg.test(l.msg));
     if (line) return line;
-    if (server.child.exitCode !== null) throw new Error(`Exited before logging ${String(msg)}`);
+    if (server.hasExited) throw new Error(`Exited before logging ${String(msg)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -39,10 +39,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('the built server on %s', (signal)
   beforeEach(async () => {
     server = await startServer({ LOG_LEVEL: 'info' });
   }, 30_000);
-  afterEach(async () => {
-    if (server.child.exitCode === null) server.child.kill('SIGKILL');
-    await server.exited;
-  });
+  afterEach(() => server.kill());
 
   it('refuses new connections, finishes the requests in flight, closes keep-alive connections, exits 0', async () => {
     // A keep-alive connection left idle after one answer must not hold the shutdown open.
@@ -51,7 +48,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('the built server on %s', (signal)
     await idle.until(isWholeResponse);
     const inFlight = await requestInFlight(server);
 
-    server.child.kill(signal);
+    server.signal(signal);
     await logged(server, new RegExp(`^${signal} received`));
     expect(await tryConnect(server.port, server.host)).toBe('ECONNREFUSED');
     // The rest of the body, and a second request right behind it on the same connection.
@@ -71,10 +68,10 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('the built server on %s', (signal)
   }, 30_000);
 
   it('logs only JSON lines, Nest’s start-up and the shutdown included', async () => {
-    server.child.kill(signal);
+    server.signal(signal);
     expect(await server.exited).toEqual({ code: 0, signal: null });
 
-    expect(server.stderr()).toBe('');
+    expect(server.stderr).toBe('');
     const lines = server.logLines();
     expect(lines).toContainEqual(
       expect.objectContaining({
@@ -99,7 +96,7 @@ describe('the built server stuck in a request at SIGTERM', () => {
     const server = await startServer({ LOG_LEVEL: 'info' });
     const stuck = await requestInFlight(server);
 
-    server.child.kill('SIGTERM');
+    server.signal('SIGTERM');
     expect(await server.exited).toEqual({ code: 1, signal: null });
     expect(server.logLines().at(-1)).toMatchObject({
       level: 'error',

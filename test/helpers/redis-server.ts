@@ -1,6 +1,6 @@
 import { RunningProcess } from './child-process';
 import { RawConnection } from './raw-http';
-import { freePort } from './server-process';
+import { freePort } from './ports';
 import { waitFor } from './wait';
 
 /** Whether something on 127.0.0.1:port answers a Redis PING. */
@@ -50,7 +50,7 @@ export class RedisServer {
     const child = RunningProcess.start('redis-server', args);
     this.process = child;
     await waitFor(`redis-server on port ${this.port}`, async () => {
-      if (child.hasExited) throw new Error(`redis-server exited:\n${child.logs}`);
+      if (child.hasExited) throw new Error(`redis-server exited:\n${child.output}`);
       return answersPing(this.port);
     });
   }
