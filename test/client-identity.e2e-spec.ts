@@ -1,7 +1,9 @@
+import { MemoryDailyLimitStorage } from '../src/rate-limit/memory-daily-limit.storage';
 import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
 import { remaining } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';
 import { ServerProcess, startServer } from './helpers/server-process';
+import { listenTestApp } from './helpers/test-app';
 
 const LIMIT = 3;
 const forwarded = (address: string) => ({ 'x-forwarded-for': address });
@@ -81,5 +83,21 @@ describe('Who a request counts against (built server, TRUST_PROXY off, 1 and a C
     expect(await hit('2001:db8:1:3::1')).toBe(2);
     expect(await hit('198.51.100.20')).toBe(2);
     expect(await hit('::ffff:198.51.100.20')).toBe(1);
+  });
+});
+
+describe('Who a request counts against on a dual-stack socket (in-process app on ::)', () => {
+  it('counts an IPv4 client reached over IPv6 (IPv4-mapped) as its IPv4 address', async () => {
+    const { app, port } = await listenTestApp({}, '::');
+    try {
+      // On a dual-stack socket, 127.0.0.1 arrives as ::ffff:127.0.0.1, however it connects.
+      const first = await depreciate(port, { from: '127.0.0.1' });
+      const second = await depreciate(port, { host: '::ffff:127.0.0.1' });
+      expect([remaining(first), remaining(second)]).toEqual([99, 98]);
+      // Counted under the IPv4 address itself: this third hit is its third.
+      expect(app.get(MemoryDailyLimitStorage).hit('127.0.0.1', 100).totalHits).toBe(3);
+    } finally {
+      await app.close();
+    }
   });
 });

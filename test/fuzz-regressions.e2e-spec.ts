@@ -64,7 +64,7 @@ describe('requests Node answers by itself', () => {
     expect(more).toEqual([]);
     expect(response.status).toBe(400);
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(JSON.parse(response.body.toString())).toEqual(INVALID);
+    expect(response.body.toString()).toBe(JSON.stringify(INVALID));
   });
 
   it('answers headers over the size limit with 431 and the error body', async () => {
@@ -72,10 +72,10 @@ describe('requests Node answers by itself', () => {
       `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
     );
     expect(response.status).toBe(431);
-    expect(JSON.parse(response.body.toString())).toEqual({
-      statusCode: 431,
-      message: 'Request Header Fields Too Large',
-    });
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(response.body.toString()).toBe(
+      JSON.stringify({ statusCode: 431, message: 'Request Header Fields Too Large' }),
+    );
   });
 
   it('answers a refused HEAD request without a body', async () => {

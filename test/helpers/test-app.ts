@@ -36,12 +36,16 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<NestE
   return app;
 }
 
-/** createTestApp, listening on a free port of 127.0.0.1 (for clients bound to 127.0.0.N). */
+/**
+ * createTestApp, listening on a free port of 127.0.0.1 (for clients bound to 127.0.0.N), or of
+ * another host (`::`: a dual-stack socket).
+ */
 export async function listenTestApp(
   options: TestAppOptions = {},
+  host = '127.0.0.1',
 ): Promise<{ app: NestExpressApplication; port: number }> {
   const app = await createTestApp(options);
-  await app.listen(0, '127.0.0.1');
+  await app.listen(0, host);
   const server: Server = app.getHttpServer();
   return { app, port: (server.address() as AddressInfo).port };
 }
