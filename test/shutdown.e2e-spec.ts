@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { VALID } from './helpers/bodies';
 import { parseResponses, RawConnection, tryConnect } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
@@ -92,17 +93,26 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('the built server on %s', (signal)
 });
 
 describe('the built server stuck in a request at SIGTERM', () => {
-  it('exits anyway, with 1, once the shutdown timeout has passed', async () => {
-    const server = await startServer({ LOG_LEVEL: 'info' });
-    const stuck = await requestInFlight(server);
+  it('exits anyway, with 1, once SHUTDOWN_TIMEOUT_MS has passed', async () => {
+    const server = await startServer({ LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_MS: '500' });
+    try {
+      const stuck = await requestInFlight(server);
 
-    server.signal('SIGTERM');
-    expect(await server.exited).toEqual({ code: 1, signal: null });
-    expect(server.logLines().at(-1)).toMatchObject({
-      level: 'error',
-      context: 'Shutdown',
-      msg: 'Still busy 10000 ms after SIGTERM: exiting anyway',
-    });
-    stuck.close();
+      const signalled = performance.now();
+      server.signal('SIGTERM');
+      expect(await server.exited).toEqual({ code: 1, signal: null });
+      const waited = performance.now() - signalled;
+      expect(server.logLines().at(-1)).toMatchObject({
+        level: 'error',
+        context: 'Shutdown',
+        msg: 'Still busy 500 ms after SIGTERM: exiting anyway',
+      });
+      // It waited for the timeout, and not for the default 10 s.
+      expect(waited).toBeGreaterThanOrEqual(500);
+      expect(waited).toBeLessThan(5_000);
+      stuck.close();
+    } finally {
+      await server.kill();
+    }
   }, 30_000);
 });

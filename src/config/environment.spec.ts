@@ -10,6 +10,7 @@ describe('validateEnvironment', () => {
       REDIS_URL: 'redis://127.0.0.1:6379',
       TRUST_PROXY: false,
       LOG_LEVEL: 'info',
+      SHUTDOWN_TIMEOUT_MS: 10_000,
     };
     expect({ ...validateEnvironment({}) }).toEqual(expected);
     expect({ ...validateEnvironment({ PORT: '', RATE_LIMIT_PER_DAY: '' }) }).toEqual(expected);
@@ -22,6 +23,7 @@ describe('validateEnvironment', () => {
         HOST: '127.0.0.1',
         RATE_LIMIT_PER_DAY: '5',
         LOG_LEVEL: 'debug',
+        SHUTDOWN_TIMEOUT_MS: '500',
         PATH: '/usr/bin',
       }),
     }).toEqual({
@@ -32,6 +34,7 @@ describe('validateEnvironment', () => {
       REDIS_URL: 'redis://127.0.0.1:6379',
       TRUST_PROXY: false,
       LOG_LEVEL: 'debug',
+      SHUTDOWN_TIMEOUT_MS: 500,
     });
   });
 
@@ -52,6 +55,14 @@ describe('validateEnvironment', () => {
     [
       { LOG_LEVEL: 'loud' },
       'Invalid configuration: LOG_LEVEL="loud" must be one of silent, fatal, error, warn, info, debug, verbose',
+    ],
+    [
+      { SHUTDOWN_TIMEOUT_MS: '0' },
+      'Invalid configuration: SHUTDOWN_TIMEOUT_MS="0" must be a whole number of milliseconds, 1 or more',
+    ],
+    [
+      { SHUTDOWN_TIMEOUT_MS: '2.5' },
+      'Invalid configuration: SHUTDOWN_TIMEOUT_MS="2.5" must be a whole number of milliseconds, 1 or more',
     ],
   ])('refuses %p in one line naming the variable', (raw, message) => {
     expect(() => validateEnvironment(raw)).toThrow(new Error(message));
