@@ -61,10 +61,6 @@ describe('MemoryDailyLimitStorage', () => {
     expect(storage.hit('shared', 10).totalHits).toBe(9);
   });
 
-  it('reports an unshared memory store', () => {
-    expect(storage.state()).toEqual({ store: 'memory', counting: 'memory', shared: false });
-  });
-
   describe('refuseAtOnce', () => {
     it('answers nothing for a client it has not seen or one still under the limit', async () => {
       expect(storage.refuseAtOnce('a', 2)).toBeUndefined();
