@@ -26,7 +26,12 @@ describe('the docs (/docs, /docs-json)', () => {
   afterAll(() => app.close());
 
   it('serves Swagger UI as HTML', async () => {
-    await request(app.getHttpServer()).get('/docs').expect(200).expect('Content-Type', /html/);
+    const { text } = await request(app.getHttpServer())
+      .get('/docs')
+      .expect(200)
+      .expect('Content-Type', 'text/html; charset=utf-8');
+    expect(text).toContain('<title>Swagger UI</title>');
+    expect(text).toContain('<div id="swagger-ui"></div>');
   });
 
   it('describes the request with its rules, the nine types as an enum, and an example', () => {

@@ -1,5 +1,7 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { INVALID, VALID } from './helpers/bodies';
+import { README_EXAMPLE_AT } from './fixtures/readme-example';
+import { answerAt, INVALID, VALID } from './helpers/bodies';
+import { SettableClock } from './helpers/clock';
 import { exchange, parseResponses } from './helpers/raw-http';
 import { createTestApp, depreciateIn, listenTestApp } from './helpers/test-app';
 
@@ -40,7 +42,7 @@ describe('requests Node answers by itself', () => {
   let port: number;
 
   beforeAll(async () => {
-    ({ app, port } = await listenTestApp());
+    ({ app, port } = await listenTestApp({ clock: new SettableClock(README_EXAMPLE_AT) }));
   });
   afterAll(() => app.close());
 
@@ -93,6 +95,6 @@ describe('requests Node answers by itself', () => {
       body,
     );
     expect(response.status).toBe(200);
-    expect(JSON.parse(response.body.toString())).toMatchObject({ success: true });
+    expect(JSON.parse(response.body.toString())).toEqual(answerAt(VALID, README_EXAMPLE_AT));
   });
 });

@@ -5,12 +5,11 @@ import { hostname } from 'node:os';
 import request from 'supertest';
 import { BODY_LIMIT_BYTES } from '../src/app.setup';
 import { AppLogger, createAppLogger } from '../src/logging/app-logger';
-import { INTERNAL_ERROR, VALID } from './helpers/bodies';
+import { INTERNAL_ERROR, ISO_TIME, VALID } from './helpers/bodies';
 import { RawConnection } from './helpers/raw-http';
 import { createTestApp, depreciateIn } from './helpers/test-app';
 import { waitFor } from './helpers/wait';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 @Controller('boom')
 class BoomController {
@@ -173,7 +172,11 @@ describe('request logs', () => {
       pid: process.pid,
       hostname: hostname(),
       reqId: id,
-      req: { method: 'GET', path: '/boom', remoteAddress: expect.any(String) },
+      req: {
+        method: 'GET',
+        path: '/boom',
+        remoteAddress: expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$/),
+      },
       res: { statusCode: 500 },
       responseTime: expect.any(Number),
       msg: 'request failed',

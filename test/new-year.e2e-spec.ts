@@ -74,10 +74,23 @@ describeWithTools(['faketime', 'redis-server'], 'New year under faketime (built 
         expect(Number(after.headers['x-ratelimit-reset'])).toBeGreaterThan(86_390);
         const newYear = await depreciate(port, { from: '127.0.0.32', body: nextYear });
         expect(newYear.status).toBe(200);
-        expect(newYear.json).toMatchObject({
+        expect(newYear.json).toEqual({
           success: true,
-          data: { currentValue: 25_000, yearlyBreakdown: [{ year: 2027, age: 0, value: 25_000 }] },
-          meta: { vehicleType: 'sedan', vehicleAge: 0 },
+          data: {
+            currentValue: 25_000,
+            totalDepreciation: 0,
+            totalDepreciationPercent: 0,
+            monthlyDepreciation: 0,
+            yearlyBreakdown: [
+              { year: 2027, age: 0, value: 25_000, depreciation: 0, depreciationPercent: 0 },
+            ],
+          },
+          // Seconds after midnight UTC, in either zone.
+          meta: {
+            vehicleType: 'sedan',
+            vehicleAge: 0,
+            calculatedAt: expect.stringMatching(/^2027-01-01T00:00:\d\d\.\d{3}Z$/),
+          },
         });
       }
     },

@@ -63,8 +63,12 @@ describe('The calculator page over HTTP', () => {
     await request(app.getHttpServer())
       .get('/assets/app.js')
       .expect(404, { statusCode: 404, message: 'Cannot GET /assets/app.js' });
-    await request(app.getHttpServer()).get('/assets/..%2Fpackage.json').expect(404);
-    await request(app.getHttpServer()).get('/public/index.html').expect(404);
+    await request(app.getHttpServer())
+      .get('/assets/..%2Fpackage.json')
+      .expect(404, { statusCode: 404, message: 'Cannot GET /assets/../package.json' });
+    await request(app.getHttpServer())
+      .get('/public/index.html')
+      .expect(404, { statusCode: 404, message: 'Cannot GET /public/index.html' });
   });
 
   it('does not count the page or its assets against the daily limit', async () => {

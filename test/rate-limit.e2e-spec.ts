@@ -7,7 +7,14 @@ import { BODY_LIMIT_BYTES } from '../src/app.setup';
 import { AppLogger, createAppLogger } from '../src/logging/app-logger';
 import { DAY_MS } from '../src/rate-limit/daily-window';
 import { depreciate, HttpAnswer, send } from './helpers/http';
-import { INTERNAL_ERROR, limited, VALID } from './helpers/bodies';
+import {
+  answerAt,
+  INTERNAL_ERROR,
+  INVALID,
+  limited,
+  UNSUPPORTED_TYPE,
+  VALID,
+} from './helpers/bodies';
 import { OverLimitStorage } from './helpers/daily-limit';
 import { SettableClock } from './helpers/clock';
 import { listenTestApp } from './helpers/test-app';
@@ -104,6 +111,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
     it('puts every rate-limit header on a counted 400 and on a counted 500', async () => {
       const invalid = await depreciate(port, { body: { ...VALID, vehicleType: 'boat' } });
       expect(invalid.status).toBe(400);
+      expect(invalid.json).toEqual(INVALID);
       expect(invalid.headers).toMatchObject({
         'x-ratelimit-limit': '100',
         'x-ratelimit-remaining': '99',
@@ -131,6 +139,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
       }
       const answer = await depreciate(port);
       expect(answer.status).toBe(429);
+      expect(answer.json).toEqual(LIMITED);
       const invalidPastLimit = await depreciate(port, { body: { bad: true } });
       expect(invalidPastLimit.json).toEqual(LIMITED);
     });
@@ -138,6 +147,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
     it('counts a request refused for its Content-Type, with the headers on the 415', async () => {
       const answer = await depreciate(port, { body: 'x', type: null });
       expect(answer.status).toBe(415);
+      expect(answer.json).toEqual(UNSUPPORTED_TYPE);
       expect(answer.headers['x-ratelimit-remaining']).toBe('99');
       expect((await depreciate(port)).headers['x-ratelimit-remaining']).toBe('98');
     });
@@ -151,6 +161,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
       clock.set('2026-11-22T00:00:00.000Z');
       const free = await depreciate(port);
       expect(free.status).toBe(200);
+      expect(free.json).toEqual(answerAt(VALID, '2026-11-22T00:00:00.000Z'));
       expect(free.headers).toMatchObject({
         'x-ratelimit-remaining': '99',
         'x-ratelimit-reset': '86400',
@@ -158,12 +169,27 @@ describe('the daily limit (e2e, through AppModule)', () => {
     });
 
     it('makes the new year a valid purchase year at midnight on 31 December', async () => {
+      const newCar = { ...VALID, purchaseYear: 2027 };
       clock.set('2026-12-31T23:59:59.999Z');
-      expect((await depreciate(port, { body: { ...VALID, purchaseYear: 2027 } })).status).toBe(400);
+      const early = await depreciate(port, { body: newCar });
+      expect(early.status).toBe(400);
+      expect(early.json).toEqual(INVALID);
       clock.set('2027-01-01T00:00:00.000Z');
-      const answer = await depreciate(port, { body: { ...VALID, purchaseYear: 2027 } });
+      const answer = await depreciate(port, { body: newCar });
       expect(answer.status).toBe(200);
-      expect(answer.json).toMatchObject({ meta: { vehicleAge: 0 } });
+      expect(answer.json).toEqual({
+        success: true,
+        data: {
+          currentValue: 25000,
+          totalDepreciation: 0,
+          totalDepreciationPercent: 0,
+          monthlyDepreciation: 0,
+          yearlyBreakdown: [
+            { year: 2027, age: 0, value: 25000, depreciation: 0, depreciationPercent: 0 },
+          ],
+        },
+        meta: { vehicleType: 'sedan', vehicleAge: 0, calculatedAt: '2027-01-01T00:00:00.000Z' },
+      });
     });
 
     it("applies one budget across the API, a team's module included", async () => {
@@ -220,16 +246,26 @@ describe('the daily limit (e2e, through AppModule)', () => {
       });
 
       it('still answers a route marked @SkipThrottle() and an unknown path as before', async () => {
-        expect((await send({ port, path: '/api/extension/free' })).status).toBe(200);
-        expect((await send({ port, method: 'POST', path: '/nowhere' })).status).toBe(404);
+        const free = await send({ port, path: '/api/extension/free' });
+        expect([free.status, free.json]).toEqual([200, { free: true }]);
+        const unknown = await send({ port, method: 'POST', path: '/nowhere' });
+        expect([unknown.status, unknown.json]).toEqual([
+          404,
+          { statusCode: 404, message: 'Cannot POST /nowhere' },
+        ]);
         expect((await send({ port, path: '/api/extension/ping' })).json).toEqual(LIMITED);
-        expect((await depreciate(port, { from: '127.0.0.9' })).status).toBe(200);
+        const other = await depreciate(port, { from: '127.0.0.9' });
+        expect([other.status, other.json]).toEqual([
+          200,
+          answerAt(VALID, '2026-11-21T23:00:00.000Z'),
+        ]);
       });
 
       it('frees the client at midnight UTC', async () => {
         expect((await depreciate(port, { body: '{' })).status).toBe(429);
         clock.set('2026-11-22T00:00:00.000Z');
-        expect((await depreciate(port, { body: '{' })).status).toBe(400);
+        const malformed = await depreciate(port, { body: '{' });
+        expect([malformed.status, malformed.json]).toEqual([400, INVALID]);
         const free = await depreciate(port);
         expect(free.status).toBe(200);
         expect(free.headers['x-ratelimit-remaining']).toBe('99');

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
-import { limited } from './helpers/bodies';
+import { ISO_TIME, limited } from './helpers/bodies';
 import { health, remaining } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
@@ -91,7 +91,12 @@ describeWithTools(['redis-server'], 'Daily counters shared in Redis by two built
     const before = remaining(await depreciate(b.port, { from: '127.0.0.14' }));
     expect(await health(b.port)).toEqual({
       status: 'ok',
-      dailyLimit: { store: 'redis', counting: 'redis', shared: true, since: expect.any(String) },
+      dailyLimit: {
+        store: 'redis',
+        counting: 'redis',
+        shared: true,
+        since: expect.stringMatching(ISO_TIME),
+      },
     });
     expect(remaining(await depreciate(a.port, { from: '127.0.0.14' }))).toBe(before - 1);
   });

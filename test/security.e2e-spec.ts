@@ -91,11 +91,18 @@ describe('CORS', () => {
   });
 
   it('answers a preflight for any path (never a 404)', async () => {
-    await request(app.getHttpServer())
+    const preflight = await request(app.getHttpServer())
       .options('/somewhere/else')
       .set('Origin', 'https://calculator.example')
       .set('Access-Control-Request-Method', 'GET')
       .expect(204);
+    expect(preflight.text).toBe('');
+    expect(preflight.headers).toMatchObject({
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'GET,HEAD,POST',
+      'access-control-allow-headers': 'Content-Type,X-Request-Id',
+      'access-control-max-age': '86400',
+    });
   });
 
   it('lets browser code read the answer, its rate-limit headers and its request id', async () => {

@@ -7,6 +7,9 @@ import { SettableClock } from './clock';
 /** A valid request: the README's example (test/fixtures/readme-example.ts) without its mileage. */
 export const VALID = { purchaseYear: 2020, purchasePrice: 25_000, vehicleType: 'sedan' };
 
+/** Every time in an answer or a log line: an ISO 8601 UTC instant to the millisecond. */
+export const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 /** The error table's bodies. */
 export const INVALID = { statusCode: 400, message: 'Invalid input parameters' };
 export const TOO_LARGE = { statusCode: 413, message: 'Request body too large' };
