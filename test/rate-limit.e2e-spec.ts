@@ -12,6 +12,8 @@ import {
   INTERNAL_ERROR,
   INVALID,
   limited,
+  NEW_YEAR_CAR,
+  newYearCarAnswer,
   UNSUPPORTED_TYPE,
   VALID,
 } from './helpers/bodies';
@@ -169,27 +171,13 @@ describe('the daily limit (e2e, through AppModule)', () => {
     });
 
     it('makes the new year a valid purchase year at midnight on 31 December', async () => {
-      const newCar = { ...VALID, purchaseYear: 2027 };
       clock.set('2026-12-31T23:59:59.999Z');
-      const early = await depreciate(port, { body: newCar });
-      expect(early.status).toBe(400);
-      expect(early.json).toEqual(INVALID);
+      const early = await depreciate(port, { body: NEW_YEAR_CAR });
+      expect([early.status, early.json]).toEqual([400, INVALID]);
       clock.set('2027-01-01T00:00:00.000Z');
-      const answer = await depreciate(port, { body: newCar });
+      const answer = await depreciate(port, { body: NEW_YEAR_CAR });
       expect(answer.status).toBe(200);
-      expect(answer.json).toEqual({
-        success: true,
-        data: {
-          currentValue: 25000,
-          totalDepreciation: 0,
-          totalDepreciationPercent: 0,
-          monthlyDepreciation: 0,
-          yearlyBreakdown: [
-            { year: 2027, age: 0, value: 25000, depreciation: 0, depreciationPercent: 0 },
-          ],
-        },
-        meta: { vehicleType: 'sedan', vehicleAge: 0, calculatedAt: '2027-01-01T00:00:00.000Z' },
-      });
+      expect(answer.json).toEqual(newYearCarAnswer('2027-01-01T00:00:00.000Z'));
     });
 
     it("applies one budget across the API, a team's module included", async () => {

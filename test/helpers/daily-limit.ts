@@ -4,6 +4,7 @@ import {
   DailyLimitStorage,
   dailyRecord,
 } from '../../src/rate-limit/daily-limit.storage';
+import { ISO_TIME } from './bodies';
 import { HttpAnswer, send } from './http';
 
 /** X-RateLimit-Remaining as a number. */
@@ -13,6 +14,20 @@ export const remaining = (answer: HttpAnswer): number =>
 /** GET /health's body. */
 export const health = async (port: number): Promise<unknown> =>
   (await send({ port, path: '/health' })).json;
+
+/**
+ * GET /health's whole body with RATE_LIMIT_STORE=redis: counters shared in Redis, or (degraded)
+ * counted in the instance's memory while Redis is unavailable; `since` when that began.
+ */
+export const redisHealth = (shared: boolean) => ({
+  status: shared ? 'ok' : 'degraded',
+  dailyLimit: {
+    store: 'redis',
+    counting: shared ? 'redis' : 'memory',
+    shared,
+    since: expect.stringMatching(ISO_TIME),
+  },
+});
 
 /** A storage that finds every client over its limit, `resetSeconds` before midnight; keeps the keys. */
 export class OverLimitStorage extends DailyLimitStorage {
