@@ -2,17 +2,18 @@ import { performance } from 'node:perf_hooks';
 import { answerAt, VALID } from './helpers/bodies';
 import { parseResponses, RawConnection, tryConnect } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
+import { waitFor } from './helpers/wait';
 
 const BODY = JSON.stringify(VALID);
 
 /** Resolves once the server has logged a line with `msg` (the log is the only outside signal). */
-async function logged(server: ServerProcess, msg: RegExp): Promise<Record<string, unknown>> {
-  for (;;) {
-    const line = server.logLines().find((l) => typeof l.msg === 'string' && msg.test(l.msg));
-    if (line) return line;
+function logged(server: ServerProcess, msg: RegExp): Promise<void> {
+  const found = () => {
+    if (server.logLines().some((l) => typeof l.msg === 'string' && msg.test(l.msg))) return true;
     if (server.hasExited) throw new Error(`Exited before logging ${String(msg)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+    return false;
+  };
+  return waitFor(`a log line ${String(msg)}`, () => Promise.resolve(found()), 10_000, 20);
 }
 
 /** Whether `data` holds a whole response with a Content-Length. */

@@ -42,14 +42,16 @@ export class ServerProcess extends RunningProcess {
  */
 export async function startServer(env: Record<string, string> = {}): Promise<ServerProcess> {
   const server = new ServerProcess(await freePort(HOST), env);
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while ((await tryConnect(server.port, HOST)) !== 'connected') {
-    if (server.hasExited || Date.now() > deadline) {
+  const listening = async () => {
+    if (server.hasExited) throw new Error(`The server exited on start-up`);
+    return (await tryConnect(server.port, HOST)) === 'connected';
+  };
+  await waitFor(`the server on port ${server.port}`, listening, START_TIMEOUT_MS).catch(
+    async (error: Error) => {
       await server.kill();
-      throw new Error(`The server did not start on port ${server.port}.\n${server.output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+      throw new Error(`${error.message}\n${server.output}`);
+    },
+  );
   return server;
 }
 
