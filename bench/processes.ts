@@ -2,7 +2,7 @@ import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { OUT_DIR } from './project';
 
@@ -18,15 +18,8 @@ export const CAN_PIN =
 export const pinned = (cpu: string, command: string[]): string[] =>
   CAN_PIN ? ['taskset', '-c', cpu, ...command] : command;
 
-/** A port that was free a moment ago on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
+/** A port that was free a moment ago on 127.0.0.1 (the tests' helper). */
+export { freePort } from '../test/helpers/ports';
 
 /** The resident set of a process, in bytes (VmRSS of /proc/<pid>/status), or NaN. */
 export function rssBytes(pid: number): number {

@@ -6,8 +6,8 @@ import { Environment, InvalidConfigurationError } from './config/environment';
 
 async function bootstrap(): Promise<void> {
   const app = await createApp();
-  enableGracefulShutdown(app);
   const config = app.get<ConfigService<Environment, true>>(ConfigService);
+  enableGracefulShutdown(app, config.get('SHUTDOWN_TIMEOUT_MS', { infer: true }));
   const [port, host] = [config.get('PORT', { infer: true }), config.get('HOST', { infer: true })];
   await app.listen(port, host);
   // Which runtime serves matters to operators: the project pins its own (the `node` package).

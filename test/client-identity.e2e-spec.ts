@@ -1,9 +1,12 @@
+import { MemoryDailyLimitStorage } from '../src/rate-limit/memory-daily-limit.storage';
 import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
-import { post, remaining } from './helpers/daily-limit';
+import { remaining } from './helpers/daily-limit';
+import { depreciate } from './helpers/http';
 import { ServerProcess, startServer } from './helpers/server-process';
+import { listenTestApp } from './helpers/test-app';
 
 const LIMIT = 3;
-const forwarded = (address: string) => ({ headers: { 'x-forwarded-for': address } });
+const forwarded = (address: string) => ({ 'x-forwarded-for': address });
 
 describe('Who a request counts against (built server, TRUST_PROXY off, 1 and a CIDR)', () => {
   let direct: ServerProcess;
@@ -24,7 +27,7 @@ describe('Who a request counts against (built server, TRUST_PROXY off, 1 and a C
 
   it('honours X-Forwarded-For from a listed proxy (TRUST_PROXY=127.0.0.48/31) and no other', async () => {
     const via = async (proxy: string, client: string) =>
-      remaining(await post(behindListed.port, proxy, forwarded(client)));
+      remaining(await depreciate(behindListed.port, { from: proxy, headers: forwarded(client) }));
     // 127.0.0.48 and .49 are in the list: each forwarded client has a budget of its own.
     expect(await via('127.0.0.48', '198.51.100.21')).toBe(2);
     expect(await via('127.0.0.49', '198.51.100.22')).toBe(2);
@@ -43,7 +46,7 @@ describe('Who a request counts against (built server, TRUST_PROXY off, 1 and a C
     ];
     const answers = [];
     for (const headers of forgeries)
-      answers.push(await post(direct.port, '127.0.0.41', { headers }));
+      answers.push(await depreciate(direct.port, { from: '127.0.0.41', headers }));
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429]);
     expect(answers.slice(0, 3).map(remaining)).toEqual([2, 1, 0]);
   });
@@ -51,7 +54,7 @@ describe('Who a request counts against (built server, TRUST_PROXY off, 1 and a C
   it('gives distinct forwarded clients distinct budgets with TRUST_PROXY=1', async () => {
     const proxy = '127.0.0.44';
     const hit = async (client: string) =>
-      remaining(await post(behindProxy.port, proxy, forwarded(client)));
+      remaining(await depreciate(behindProxy.port, { from: proxy, headers: forwarded(client) }));
     expect(await hit('198.51.100.1')).toBe(2);
     expect(await hit('198.51.100.2')).toBe(2);
     expect(await hit('198.51.100.1')).toBe(1);
@@ -61,7 +64,10 @@ describe('Who a request counts against (built server, TRUST_PROXY off, 1 and a C
     const answers = [];
     for (const forged of ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4']) {
       answers.push(
-        await post(behindProxy.port, '127.0.0.45', forwarded(`${forged}, 198.51.100.10`)),
+        await depreciate(behindProxy.port, {
+          from: '127.0.0.45',
+          headers: forwarded(`${forged}, 198.51.100.10`),
+        }),
       );
     }
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429]);
@@ -69,11 +75,29 @@ describe('Who a request counts against (built server, TRUST_PROXY off, 1 and a C
 
   it('counts two IPv6 addresses of one /64 as one client, and IPv4-mapped IPv6 as IPv4', async () => {
     const hit = async (client: string) =>
-      remaining(await post(behindProxy.port, '127.0.0.46', forwarded(client)));
+      remaining(
+        await depreciate(behindProxy.port, { from: '127.0.0.46', headers: forwarded(client) }),
+      );
     expect(await hit('2001:db8:1:2::1')).toBe(2);
     expect(await hit('2001:db8:1:2:ffff:ffff:ffff:fffe')).toBe(1);
     expect(await hit('2001:db8:1:3::1')).toBe(2);
     expect(await hit('198.51.100.20')).toBe(2);
     expect(await hit('::ffff:198.51.100.20')).toBe(1);
+  });
+});
+
+describe('Who a request counts against on a dual-stack socket (in-process app on ::)', () => {
+  it('counts an IPv4 client reached over IPv6 (IPv4-mapped) as its IPv4 address', async () => {
+    const { app, port } = await listenTestApp({}, '::');
+    try {
+      // On a dual-stack socket, 127.0.0.1 arrives as ::ffff:127.0.0.1, however it connects.
+      const first = await depreciate(port, { from: '127.0.0.1' });
+      const second = await depreciate(port, { host: '::ffff:127.0.0.1' });
+      expect([remaining(first), remaining(second)]).toEqual([99, 98]);
+      // Counted under the IPv4 address itself: this third hit is its third.
+      expect(app.get(MemoryDailyLimitStorage).hit('127.0.0.1', 100).totalHits).toBe(3);
+    } finally {
+      await app.close();
+    }
   });
 });

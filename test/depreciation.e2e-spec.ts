@@ -1,16 +1,13 @@
 import { Controller, Get, INestApplication, Logger } from '@nestjs/common';
 import request from 'supertest';
-import { Clock } from '../src/common/clock';
-import { README_EXAMPLE_ANSWER } from './fixtures/readme-example';
-import { createTestApp, FixedClock } from './helpers/test-app';
-
-const VALID = {
-  purchaseYear: 2020,
-  purchasePrice: 25000,
-  vehicleType: 'sedan',
-  currentMileage: 50000,
-};
-const INVALID = { statusCode: 400, message: 'Invalid input parameters' };
+import {
+  README_EXAMPLE_ANSWER,
+  README_EXAMPLE_AT,
+  README_EXAMPLE_REQUEST as EXAMPLE,
+} from './fixtures/readme-example';
+import { answerAt, INTERNAL_ERROR, INVALID, TOO_LARGE, UNSUPPORTED_TYPE } from './helpers/bodies';
+import { SettableClock } from './helpers/clock';
+import { createTestApp, depreciateIn } from './helpers/test-app';
 
 @Controller('boom')
 class BoomController {
@@ -22,26 +19,18 @@ class BoomController {
 
 describe('POST /api/depreciate (e2e, through AppModule)', () => {
   let app: INestApplication;
-  const post = (body: string | object, type = 'application/json') =>
-    request(app.getHttpServer())
-      .post('/api/depreciate')
-      .set('Content-Type', type)
-      .send(typeof body === 'string' ? body : JSON.stringify(body));
 
   beforeEach(async () => {
     app = await createTestApp({
       extra: { controllers: [BoomController] },
-      override: (builder) =>
-        builder
-          .overrideProvider(Clock)
-          .useValue(new FixedClock(new Date('2026-11-21T09:30:00.123Z'))),
+      clock: new SettableClock(README_EXAMPLE_AT),
     });
   });
 
   afterEach(() => app.close());
 
   it('answers 200 with the whole body of SPEC.md §2.2', async () => {
-    const response = await post(VALID)
+    const response = await depreciateIn(app, EXAMPLE)
       .expect(200)
       .expect('Content-Type', /^application\/json/);
     expect(response.body).toEqual(README_EXAMPLE_ANSWER);
@@ -49,9 +38,9 @@ describe('POST /api/depreciate (e2e, through AppModule)', () => {
   });
 
   it('answers byte-identically for an omitted mileage and for 0', async () => {
-    const { currentMileage: _omitted, ...withoutMileage } = VALID;
-    const omitted = await post(withoutMileage).expect(200);
-    const zero = await post({ ...VALID, currentMileage: 0 }).expect(200);
+    const { currentMileage: _omitted, ...withoutMileage } = EXAMPLE;
+    const omitted = await depreciateIn(app, withoutMileage).expect(200);
+    const zero = await depreciateIn(app, { ...EXAMPLE, currentMileage: 0 }).expect(200);
     expect(omitted.text).toBe(zero.text);
   });
 
@@ -65,8 +54,10 @@ describe('POST /api/depreciate (e2e, through AppModule)', () => {
     ...['sedan', 'suv', 'truck', 'luxury', 'economy', 'sports', 'ev', 'motorcycle', 'rv'].map(
       (vehicleType) => [`vehicleType ${vehicleType}`, { vehicleType }] as [string, object],
     ),
-  ])('accepts %s', async (_case, change) => {
-    await post({ ...VALID, ...change }).expect(200);
+  ])('accepts %s, with the whole answer of the model', async (_case, change) => {
+    const body = { ...EXAMPLE, ...change };
+    const response = await depreciateIn(app, body).expect(200);
+    expect(response.body).toEqual(answerAt(body, README_EXAMPLE_AT));
   });
 
   it.each([
@@ -97,7 +88,7 @@ describe('POST /api/depreciate (e2e, through AppModule)', () => {
     ['an unknown field (a typo)', { currentMilage: 50000 }],
     ['an extra field', { color: 'red' }],
   ])('answers 400 for %s', async (_case, change) => {
-    await post({ ...VALID, ...change }).expect(400, INVALID);
+    await depreciateIn(app, { ...EXAMPLE, ...change }).expect(400, INVALID);
   });
 
   it.each([
@@ -106,18 +97,18 @@ describe('POST /api/depreciate (e2e, through AppModule)', () => {
       'an infinite number (1e400)',
       '{"purchaseYear":2020,"purchasePrice":1e400,"vehicleType":"sedan"}',
     ],
-    ['an array of a valid body', JSON.stringify([VALID])],
+    ['an array of a valid body', JSON.stringify([EXAMPLE])],
     ['a JSON string', '"sedan"'],
     ['a JSON number', '2020'],
     ['JSON null', 'null'],
     ['JSON true', 'true'],
     ['an empty object', '{}'],
     ['an empty body', ''],
-    ['a __proto__ key', JSON.stringify(VALID).replace('{', '{"__proto__":{"x":1},')],
-    ['a prototype key', JSON.stringify(VALID).replace('{', '{"prototype":1,')],
-    ['a constructor key', JSON.stringify(VALID).replace('{', '{"constructor":{"x":1},')],
+    ['a __proto__ key', JSON.stringify(EXAMPLE).replace('{', '{"__proto__":{"x":1},')],
+    ['a prototype key', JSON.stringify(EXAMPLE).replace('{', '{"prototype":1,')],
+    ['a constructor key', JSON.stringify(EXAMPLE).replace('{', '{"constructor":{"x":1},')],
   ])('answers 400 for %s', async (_case, body) => {
-    await post(body).expect(400, INVALID);
+    await depreciateIn(app, body).expect(400, INVALID);
   });
 
   it.each([
@@ -125,29 +116,22 @@ describe('POST /api/depreciate (e2e, through AppModule)', () => {
     ['a form', 'application/x-www-form-urlencoded'],
     ['JSON:API', 'application/vnd.api+json'],
   ])('answers 415 for a body sent as %s', async (_case, type) => {
-    await post(JSON.stringify(VALID), type).expect(415, {
-      statusCode: 415,
-      message: 'Content-Type must be application/json',
-    });
+    await depreciateIn(app, EXAMPLE, type).expect(415, UNSUPPORTED_TYPE);
   });
 
   it('answers 415 when Content-Type is missing', async () => {
-    await request(app.getHttpServer()).post('/api/depreciate').expect(415, {
-      statusCode: 415,
-      message: 'Content-Type must be application/json',
-    });
+    await request(app.getHttpServer()).post('/api/depreciate').expect(415, UNSUPPORTED_TYPE);
   });
 
   it('answers 415 for a JSON type in a charset JSON cannot be', async () => {
-    await post(JSON.stringify(VALID), 'application/json; charset=latin1').expect(415, {
-      statusCode: 415,
-      message: 'Content-Type must be application/json',
-    });
+    await depreciateIn(app, EXAMPLE, 'application/json; charset=latin1').expect(
+      415,
+      UNSUPPORTED_TYPE,
+    );
   });
 
   it('answers 413 for a body over the limit', async () => {
-    const body = JSON.stringify({ ...VALID, padding: 'x'.repeat(9000) });
-    await post(body).expect(413, { statusCode: 413, message: 'Request body too large' });
+    await depreciateIn(app, { ...EXAMPLE, padding: 'x'.repeat(9000) }).expect(413, TOO_LARGE);
   });
 
   it.each([
@@ -166,9 +150,7 @@ describe('POST /api/depreciate (e2e, through AppModule)', () => {
   it('answers 500 with the generic message, and logs the detail with its stack once', async () => {
     const logError = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     try {
-      const response = await request(app.getHttpServer())
-        .get('/boom')
-        .expect(500, { statusCode: 500, message: 'Internal server error' });
+      const response = await request(app.getHttpServer()).get('/boom').expect(500, INTERNAL_ERROR);
       expect(response.text).not.toContain('hunter2');
       expect(logError).toHaveBeenCalledTimes(1);
       expect(logError).toHaveBeenCalledWith({

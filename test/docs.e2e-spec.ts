@@ -5,6 +5,8 @@ import type { OpenAPIV3 } from 'openapi-types';
 import { send } from './helpers/http';
 import { expectDocumentedAnswer } from './helpers/openapi';
 import { startServer } from './helpers/server-process';
+import { README_EXAMPLE_REQUEST } from './fixtures/readme-example';
+import { INTERNAL_ERROR, INVALID, limited, TOO_LARGE, UNSUPPORTED_TYPE } from './helpers/bodies';
 import { createTestApp } from './helpers/test-app';
 
 interface OpenApi {
@@ -32,7 +34,12 @@ describe('the docs (/docs, /docs-json)', () => {
   afterAll(() => app.close());
 
   it('serves Swagger UI as HTML', async () => {
-    await request(app.getHttpServer()).get('/docs').expect(200).expect('Content-Type', /html/);
+    const { text } = await request(app.getHttpServer())
+      .get('/docs')
+      .expect(200)
+      .expect('Content-Type', 'text/html; charset=utf-8');
+    expect(text).toContain('<title>Swagger UI</title>');
+    expect(text).toContain('<div id="swagger-ui"></div>');
   });
 
   it('describes the request with its rules, the nine types as an enum, and an example', () => {
@@ -43,14 +50,7 @@ describe('the docs (/docs, /docs-json)', () => {
         'application/json': {
           schema: { $ref: '#/components/schemas/DepreciationRequest' },
           examples: {
-            sedan: {
-              value: {
-                purchaseYear: 2020,
-                purchasePrice: 25000,
-                vehicleType: 'sedan',
-                currentMileage: 50000,
-              },
-            },
+            sedan: { value: README_EXAMPLE_REQUEST },
           },
         },
       },
@@ -78,19 +78,12 @@ describe('the docs (/docs, /docs-json)', () => {
         'application/json': { schema: { $ref: '#/components/schemas/DepreciationResponse' } },
       },
     });
-    const errors: Record<string, string> = {
-      '400': 'Invalid input parameters',
-      '413': 'Request body too large',
-      '415': 'Content-Type must be application/json',
-      '429': 'Rate limit exceeded. Maximum 100 requests per 24 hours.',
-      '500': 'Internal server error',
-    };
-    for (const [status, message] of Object.entries(errors)) {
-      expect(responses[status]).toMatchObject({
+    for (const error of [INVALID, TOO_LARGE, UNSUPPORTED_TYPE, limited(100), INTERNAL_ERROR]) {
+      expect(responses[String(error.statusCode)]).toMatchObject({
         content: {
           'application/json': {
             schema: { $ref: '#/components/schemas/ErrorResponse' },
-            example: { statusCode: Number(status), message },
+            example: error,
           },
         },
       });

@@ -1,6 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { createTestApp } from './helpers/test-app';
+import { createTestApp, depreciateIn } from './helpers/test-app';
 
 describe('GET /health (memory store)', () => {
   let app: INestApplication;
@@ -21,10 +21,7 @@ describe('GET /health (memory store)', () => {
         });
       expect(answer.headers['x-ratelimit-remaining']).toBeUndefined();
     }
-    const counted = await request(app.getHttpServer())
-      .post('/api/depreciate')
-      .send({ purchaseYear: 2020, purchasePrice: 25_000, vehicleType: 'sedan' })
-      .expect(200);
+    const counted = await depreciateIn(app).expect(200);
     expect(counted.headers['x-ratelimit-remaining']).toBe('99');
   });
 

@@ -1,5 +1,7 @@
+import { TOO_LARGE } from './helpers/bodies';
 import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
-import { post, remaining } from './helpers/daily-limit';
+import { remaining } from './helpers/daily-limit';
+import { depreciate } from './helpers/http';
 import { exchange, parseResponses } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
 
@@ -37,16 +39,14 @@ describe('hostile clients (built server)', () => {
     expect(more).toEqual([]);
     expect(answer.status).toBe(413);
     expect(answer.headers.connection).toBe('close');
-    expect(JSON.parse(answer.body.toString())).toEqual({
-      statusCode: 413,
-      message: 'Request body too large',
-    });
+    expect(JSON.parse(answer.body.toString())).toEqual(TOO_LARGE);
   });
 
   it('counts a forwarded ip:port as its address, and a forwarded non-address as the proxy', async () => {
     const via = async (forwardedFor: string) =>
       remaining(
-        await post(behindProxy.port, '127.0.0.72', {
+        await depreciate(behindProxy.port, {
+          from: '127.0.0.72',
           headers: { 'x-forwarded-for': forwardedFor },
         }),
       );

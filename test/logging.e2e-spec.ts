@@ -1,16 +1,39 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { AddressInfo, connect } from 'node:net';
+import { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import request from 'supertest';
 import { BODY_LIMIT_BYTES } from '../src/app.setup';
 import { AppLogger, createAppLogger } from '../src/logging/app-logger';
-import { createTestApp } from './helpers/test-app';
+import { INTERNAL_ERROR, ISO_TIME, VALID } from './helpers/bodies';
+import { RawConnection } from './helpers/raw-http';
+import { createTestApp, depreciateIn } from './helpers/test-app';
 import { waitFor } from './helpers/wait';
-
-const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/** The line logged for a request this test made (from 127.0.0.1), whole. */
+const requestLine = (line: {
+  level: string;
+  reqId: string;
+  method: string;
+  path: string;
+  statusCode: number;
+  msg: string;
+}) => ({
+  level: line.level,
+  time: expect.stringMatching(ISO_TIME),
+  pid: process.pid,
+  hostname: hostname(),
+  reqId: line.reqId,
+  req: {
+    method: line.method,
+    path: line.path,
+    remoteAddress: expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$/),
+  },
+  res: { statusCode: line.statusCode },
+  responseTime: expect.any(Number),
+  msg: line.msg,
+});
 
 @Controller('boom')
 class BoomController {
@@ -78,21 +101,14 @@ describe('request logs', () => {
 
     expect(response.headers['x-request-id']).toBe('trace-4f2a.01:b');
     expect(linesOf('trace-4f2a.01:b')).toEqual([
-      {
+      requestLine({
         level: 'info',
-        time: expect.stringMatching(ISO_TIME),
-        pid: process.pid,
-        hostname: hostname(),
         reqId: 'trace-4f2a.01:b',
-        req: {
-          method: 'POST',
-          path: '/api/depreciate',
-          remoteAddress: expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$/),
-        },
-        res: { statusCode: 200 },
-        responseTime: expect.any(Number),
+        method: 'POST',
+        path: '/api/depreciate',
+        statusCode: 200,
         msg: 'request completed',
-      },
+      }),
     ]);
   });
 
@@ -123,7 +139,7 @@ describe('request logs', () => {
     ['an id with a semicolon', 'a;b'],
     ['an id with 8-bit characters', 'caf\u00e9'],
   ])('generates a UUID for %s, sends it back and logs it', async (_case, sent) => {
-    const call = request(app.getHttpServer()).post('/api/depreciate').send(VALID);
+    const call = depreciateIn(app);
     if (sent !== undefined) void call.set('X-Request-Id', sent);
     const response = await call.expect(200);
 
@@ -133,17 +149,8 @@ describe('request logs', () => {
   });
 
   it('logs the answers the body parser gives before routing too (413, malformed JSON)', async () => {
-    const server = app.getHttpServer();
-    const tooLarge = await request(server)
-      .post('/api/depreciate')
-      .set('Content-Type', 'application/json')
-      .send(`{"a":"${'x'.repeat(BODY_LIMIT_BYTES)}"}`)
-      .expect(413);
-    const malformed = await request(server)
-      .post('/api/depreciate')
-      .set('Content-Type', 'application/json')
-      .send('{"purchaseYear":')
-      .expect(400);
+    const tooLarge = await depreciateIn(app, `{"a":"${'x'.repeat(BODY_LIMIT_BYTES)}"}`).expect(413);
+    const malformed = await depreciateIn(app, '{"purchaseYear":').expect(400);
 
     expect(linesOf(tooLarge.headers['x-request-id'])).toMatchObject([
       { req: { method: 'POST', path: '/api/depreciate' }, res: { statusCode: 413 } },
@@ -157,11 +164,10 @@ describe('request logs', () => {
     SlowController.reset();
     await app.listen(0, '127.0.0.1');
     const { port } = app.getHttpServer().address() as AddressInfo;
-    const socket = connect(port, '127.0.0.1');
-    socket.on('error', () => undefined);
-    socket.write('GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: left-early\r\n\r\n');
+    const client = new RawConnection({ port });
+    await client.write('GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: left-early\r\n\r\n');
     await SlowController.reached;
-    socket.destroy();
+    client.close();
     await waitFor('the aborted request line', () =>
       Promise.resolve(linesOf('left-early').length > 0),
     );
@@ -185,12 +191,10 @@ describe('request logs', () => {
   });
 
   it('logs an unexpected error once, with its stack and the request id; the answer has neither', async () => {
-    const response = await request(app.getHttpServer())
-      .get('/boom')
-      .expect(500, { statusCode: 500, message: 'Internal server error' });
+    const response = await request(app.getHttpServer()).get('/boom').expect(500, INTERNAL_ERROR);
 
     const id = response.headers['x-request-id'];
-    const [errorLine, requestLine, ...more] = linesOf(id);
+    const [errorLine, failedLine, ...more] = linesOf(id);
     expect(more).toEqual([]);
     expect(errorLine).toMatchObject({
       level: 'error',
@@ -202,17 +206,16 @@ describe('request logs', () => {
         stack: expect.stringContaining('at BoomController.boom'),
       },
     });
-    expect(requestLine).toEqual({
-      level: 'error',
-      time: expect.stringMatching(ISO_TIME),
-      pid: process.pid,
-      hostname: hostname(),
-      reqId: id,
-      req: { method: 'GET', path: '/boom', remoteAddress: expect.any(String) },
-      res: { statusCode: 500 },
-      responseTime: expect.any(Number),
-      msg: 'request failed',
-    });
+    expect(failedLine).toEqual(
+      requestLine({
+        level: 'error',
+        reqId: id,
+        method: 'GET',
+        path: '/boom',
+        statusCode: 500,
+        msg: 'request failed',
+      }),
+    );
     expect(output.filter((line) => line.includes('kaboom'))).toHaveLength(1);
   });
 });
@@ -237,7 +240,7 @@ describe('log levels', () => {
       override: (builder) =>
         builder.overrideProvider(AppLogger).useValue(createAppLogger('warn', destination)),
     });
-    await request(app.getHttpServer()).post('/api/depreciate').send(VALID).expect(200);
+    await depreciateIn(app).expect(200);
     await app.close();
     expect(output).toEqual([]);
   });

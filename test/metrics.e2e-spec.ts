@@ -3,9 +3,8 @@ import request from 'supertest';
 import { MetricsService } from '../src/metrics/metrics.service';
 import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
 import { OverLimitStorage } from './helpers/daily-limit';
-import { createTestApp } from './helpers/test-app';
-
-const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
+import { VALID } from './helpers/bodies';
+import { createTestApp, depreciateIn } from './helpers/test-app';
 
 /** The sample lines of one metric family, e.g. `http_requests_total{...} 1`. */
 const samples = (text: string, name: string): string[] =>
@@ -40,18 +39,10 @@ describe('GET /metrics', () => {
   });
 
   it('counts requests by route pattern, method and status, and times them', async () => {
-    const server = app.getHttpServer();
-    await request(server).post('/api/depreciate').send(VALID).expect(200);
-    await request(server).post('/api/depreciate').send(VALID).expect(200);
-    await request(server)
-      .post('/api/depreciate')
-      .send({ ...VALID, purchaseYear: 1800 })
-      .expect(400);
-    await request(server)
-      .post('/api/depreciate')
-      .set('Content-Type', 'application/json')
-      .send('{"broken')
-      .expect(400);
+    await depreciateIn(app).expect(200);
+    await depreciateIn(app).expect(200);
+    await depreciateIn(app, { ...VALID, purchaseYear: 1800 }).expect(400);
+    await depreciateIn(app, '{"broken').expect(400);
 
     const text = await scrape();
     expect(samples(text, 'http_requests_total')).toEqual([
@@ -104,7 +95,7 @@ describe('GET /metrics', () => {
     const scraped = await request(server).get('/metrics').expect(200);
     expect(scraped.headers['x-ratelimit-limit']).toBeUndefined();
     await request(server).get('/metrics').expect(200);
-    const counted = await request(server).post('/api/depreciate').send(VALID).expect(200);
+    const counted = await depreciateIn(app).expect(200);
     expect(counted.headers['x-ratelimit-remaining']).toBe('99');
   });
 });
@@ -122,11 +113,10 @@ describe('GET /metrics past the daily limit', () => {
   afterEach(() => app.close());
 
   it('still answers, and counts the 429s', async () => {
-    const server = app.getHttpServer();
-    await request(server).post('/api/depreciate').send(VALID).expect(429);
-    await request(server).post('/api/depreciate').send(VALID).expect(429);
+    await depreciateIn(app).expect(429);
+    await depreciateIn(app).expect(429);
 
-    const text = (await request(server).get('/metrics').expect(200)).text;
+    const text = (await request(app.getHttpServer()).get('/metrics').expect(200)).text;
     expect(samples(text, 'http_requests_total')).toEqual([
       'http_requests_total{method="POST",route="/api/depreciate",status="429"} 2',
     ]);

@@ -1,5 +1,7 @@
 import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
-import { post, remaining, VALID } from './helpers/daily-limit';
+import { NEW_YEAR_CAR, newYearCarAnswer } from './helpers/bodies';
+import { remaining } from './helpers/daily-limit';
+import { depreciate } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
 import { ServerProcess, startServer, untilReady } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
@@ -45,12 +47,12 @@ describeWithTools(['faketime', 'redis-server'], 'New year under faketime (built 
   it(
     'frees the limited client and accepts the new year after midnight UTC (memory and Redis stores)',
     async () => {
-      const nextYear = { body: { ...VALID, purchaseYear: 2027 } };
       // Before midnight: the client uses its budget up, and 2027 is a future year.
       const before = async ({ port }: ServerProcess) => {
         const answers = [];
-        for (let i = 0; i <= LIMIT; i++) answers.push(await post(port, '127.0.0.31'));
-        const early = await post(port, '127.0.0.32', nextYear);
+        for (let i = 0; i <= LIMIT; i++)
+          answers.push(await depreciate(port, { from: '127.0.0.31' }));
+        const early = await depreciate(port, { from: '127.0.0.32', body: NEW_YEAR_CAR });
         return {
           statuses: [...answers, early].map((answer) => answer.status),
           last: answers[LIMIT],
@@ -65,17 +67,16 @@ describeWithTools(['faketime', 'redis-server'], 'New year under faketime (built 
       await sleep(Math.max(...waits) * 1000 + 300);
 
       for (const { port } of servers) {
-        const after = await post(port, '127.0.0.31');
+        const after = await depreciate(port, { from: '127.0.0.31' });
         expect(after.status).toBe(200);
         expect(remaining(after)).toBe(LIMIT - 1);
         expect(Number(after.headers['x-ratelimit-reset'])).toBeGreaterThan(86_390);
-        const newYear = await post(port, '127.0.0.32', nextYear);
+        const newYear = await depreciate(port, { from: '127.0.0.32', body: NEW_YEAR_CAR });
         expect(newYear.status).toBe(200);
-        expect(newYear.json).toMatchObject({
-          success: true,
-          data: { currentValue: 25_000, yearlyBreakdown: [{ year: 2027, age: 0, value: 25_000 }] },
-          meta: { vehicleType: 'sedan', vehicleAge: 0 },
-        });
+        // Seconds after midnight UTC, in either zone.
+        expect(newYear.json).toEqual(
+          newYearCarAnswer(expect.stringMatching(/^2027-01-01T00:00:\d\d\.\d{3}Z$/)),
+        );
       }
     },
     PROCESS_TEST_TIMEOUT_MS,

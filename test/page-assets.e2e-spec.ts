@@ -3,10 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { chartJsPath } from '../src/page/page-assets';
-import { createTestApp } from './helpers/test-app';
+import { createTestApp, depreciateIn } from './helpers/test-app';
 
 const LIMIT = 100;
-const body = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
 
 const ASSETS = [
   ['calculator.js', 'text/javascript; charset=utf-8'],
@@ -27,8 +26,7 @@ describe('The calculator page over HTTP', () => {
   });
 
   const remainingAfterOneCalculation = async (): Promise<number> => {
-    const response = await request(app.getHttpServer()).post('/api/depreciate').send(body);
-    expect(response.status).toBe(200);
+    const response = await depreciateIn(app).expect(200);
     return Number(response.headers['x-ratelimit-remaining']);
   };
 
@@ -65,8 +63,12 @@ describe('The calculator page over HTTP', () => {
     await request(app.getHttpServer())
       .get('/assets/app.js')
       .expect(404, { statusCode: 404, message: 'Cannot GET /assets/app.js' });
-    await request(app.getHttpServer()).get('/assets/..%2Fpackage.json').expect(404);
-    await request(app.getHttpServer()).get('/public/index.html').expect(404);
+    await request(app.getHttpServer())
+      .get('/assets/..%2Fpackage.json')
+      .expect(404, { statusCode: 404, message: 'Cannot GET /assets/../package.json' });
+    await request(app.getHttpServer())
+      .get('/public/index.html')
+      .expect(404, { statusCode: 404, message: 'Cannot GET /public/index.html' });
   });
 
   it('does not count the page or its assets against the daily limit', async () => {

@@ -1,21 +1,27 @@
 import { Controller, Get, INestApplication, Logger } from '@nestjs/common';
 import { getOptionsToken, SkipThrottle, Throttle } from '@nestjs/throttler';
 import request from 'supertest';
-import { Clock } from '../src/common/clock';
 import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
 import { IncomingHttpHeaders } from 'node:http';
 import { BODY_LIMIT_BYTES } from '../src/app.setup';
 import { AppLogger, createAppLogger } from '../src/logging/app-logger';
 import { DAY_MS } from '../src/rate-limit/daily-window';
 import { depreciate, HttpAnswer, send } from './helpers/http';
+import {
+  answerAt,
+  INTERNAL_ERROR,
+  INVALID,
+  limited,
+  NEW_YEAR_CAR,
+  newYearCarAnswer,
+  UNSUPPORTED_TYPE,
+  VALID,
+} from './helpers/bodies';
 import { OverLimitStorage } from './helpers/daily-limit';
-import { FixedClock, listenTestApp } from './helpers/test-app';
+import { SettableClock } from './helpers/clock';
+import { listenTestApp } from './helpers/test-app';
 
-const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
-const LIMITED = {
-  statusCode: 429,
-  message: 'Rate limit exceeded. Maximum 100 requests per 24 hours.',
-};
+const LIMITED = limited(100);
 
 /** A route a team marks as free, like a health check. */
 @SkipThrottle()
@@ -54,18 +60,17 @@ class ThrottledController {
 describe('the daily limit (e2e, through AppModule)', () => {
   let app: INestApplication;
   let port: number;
-  let clock: FixedClock;
+  let clock: SettableClock;
 
   const start = async (overrides: { storage?: DailyLimitStorage } = {}) => {
-    clock = new FixedClock(new Date('2026-11-21T23:00:00.000Z'));
+    clock = new SettableClock('2026-11-21T23:00:00.000Z');
+    const { storage } = overrides;
     ({ app, port } = await listenTestApp({
       extra: { controllers: [ExtensionController, FreeController] },
-      override: (builder) => {
-        const withClock = builder.overrideProvider(Clock).useValue(clock);
-        return overrides.storage
-          ? withClock.overrideProvider(DailyLimitStorage).useValue(overrides.storage)
-          : withClock;
-      },
+      clock,
+      override: storage
+        ? (builder) => builder.overrideProvider(DailyLimitStorage).useValue(storage)
+        : undefined,
     }));
   };
 
@@ -76,11 +81,11 @@ describe('the daily limit (e2e, through AppModule)', () => {
 
     it('lets 100 requests through, then answers 429 with the exact body and Retry-After', async () => {
       for (let i = 1; i <= 100; i++) {
-        const answer = await depreciate(port, VALID);
+        const answer = await depreciate(port);
         expect(answer.status).toBe(200);
         expect(answer.headers['x-ratelimit-remaining']).toBe(String(100 - i));
       }
-      const refused = await depreciate(port, VALID);
+      const refused = await depreciate(port);
       expect(refused.status).toBe(429);
       expect(refused.json).toEqual(LIMITED);
       expect(refused.text).toBe(JSON.stringify(LIMITED));
@@ -96,18 +101,19 @@ describe('the daily limit (e2e, through AppModule)', () => {
 
     it('lets exactly 100 of a concurrent burst of 300 through, and another client is unaffected', async () => {
       const answers = await Promise.all(
-        Array.from({ length: 300 }, () => depreciate(port, VALID, '127.0.0.2')),
+        Array.from({ length: 300 }, () => depreciate(port, { from: '127.0.0.2' })),
       );
       expect(answers.filter((a) => a.status === 200)).toHaveLength(100);
       expect(answers.filter((a) => a.status === 429)).toHaveLength(200);
-      const other = await depreciate(port, VALID, '127.0.0.3');
+      const other = await depreciate(port, { from: '127.0.0.3' });
       expect(other.status).toBe(200);
       expect(other.headers['x-ratelimit-remaining']).toBe('99');
     });
 
     it('puts every rate-limit header on a counted 400 and on a counted 500', async () => {
-      const invalid = await depreciate(port, { ...VALID, vehicleType: 'boat' });
+      const invalid = await depreciate(port, { body: { ...VALID, vehicleType: 'boat' } });
       expect(invalid.status).toBe(400);
+      expect(invalid.json).toEqual(INVALID);
       expect(invalid.headers).toMatchObject({
         'x-ratelimit-limit': '100',
         'x-ratelimit-remaining': '99',
@@ -118,7 +124,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
       const logError = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
       try {
         const failed = await send({ port, path: '/api/extension/boom' });
-        expect(failed.json).toEqual({ statusCode: 500, message: 'Internal server error' });
+        expect(failed.json).toEqual(INTERNAL_ERROR);
         expect(failed.headers).toMatchObject({
           'x-ratelimit-remaining': '98',
           ratelimit: '"daily";r=98;t=3600',
@@ -130,18 +136,20 @@ describe('the daily limit (e2e, through AppModule)', () => {
 
     it('counts invalid requests too: the limit is checked before validation', async () => {
       for (let i = 0; i < 100; i++) {
-        const answer = await depreciate(port, { ...VALID, purchaseYear: 1800 });
+        const answer = await depreciate(port, { body: { ...VALID, purchaseYear: 1800 } });
         expect(answer.status).toBe(400);
       }
-      const answer = await depreciate(port, VALID);
+      const answer = await depreciate(port);
       expect(answer.status).toBe(429);
-      const invalidPastLimit = await depreciate(port, { bad: true });
+      expect(answer.json).toEqual(LIMITED);
+      const invalidPastLimit = await depreciate(port, { body: { bad: true } });
       expect(invalidPastLimit.json).toEqual(LIMITED);
     });
 
     it('counts a request refused for its Content-Type, with the headers on the 415', async () => {
-      const answer = await send({ port, method: 'POST', path: '/api/depreciate', body: 'x' });
+      const answer = await depreciate(port, { body: 'x', type: null });
       expect(answer.status).toBe(415);
+      expect(answer.json).toEqual(UNSUPPORTED_TYPE);
       expect(answer.headers['x-ratelimit-remaining']).toBe('99');
       // JSON in another charset too: refused by the route's guard, after counting, not before routing.
       const latin1 = await send({
@@ -152,23 +160,21 @@ describe('the daily limit (e2e, through AppModule)', () => {
         body: JSON.stringify(VALID),
       });
       expect(latin1.status).toBe(415);
-      expect(latin1.json).toEqual({
-        statusCode: 415,
-        message: 'Content-Type must be application/json',
-      });
+      expect(latin1.json).toEqual(UNSUPPORTED_TYPE);
       expect(latin1.headers['x-ratelimit-remaining']).toBe('98');
-      expect((await depreciate(port, VALID)).headers['x-ratelimit-remaining']).toBe('97');
+      expect((await depreciate(port)).headers['x-ratelimit-remaining']).toBe('97');
     });
 
     it('frees every client at 00:00:00.000 UTC, not 24 hours after its first request', async () => {
-      for (let i = 0; i < 100; i++) await depreciate(port, VALID);
+      for (let i = 0; i < 100; i++) await depreciate(port);
       clock.set('2026-11-21T23:59:59.999Z');
-      const stillLimited = await depreciate(port, VALID);
+      const stillLimited = await depreciate(port);
       expect(stillLimited.status).toBe(429);
       expect(stillLimited.headers['retry-after']).toBe('1');
       clock.set('2026-11-22T00:00:00.000Z');
-      const free = await depreciate(port, VALID);
+      const free = await depreciate(port);
       expect(free.status).toBe(200);
+      expect(free.json).toEqual(answerAt(VALID, '2026-11-22T00:00:00.000Z'));
       expect(free.headers).toMatchObject({
         'x-ratelimit-remaining': '99',
         'x-ratelimit-reset': '86400',
@@ -177,15 +183,16 @@ describe('the daily limit (e2e, through AppModule)', () => {
 
     it('makes the new year a valid purchase year at midnight on 31 December', async () => {
       clock.set('2026-12-31T23:59:59.999Z');
-      expect((await depreciate(port, { ...VALID, purchaseYear: 2027 })).status).toBe(400);
+      const early = await depreciate(port, { body: NEW_YEAR_CAR });
+      expect([early.status, early.json]).toEqual([400, INVALID]);
       clock.set('2027-01-01T00:00:00.000Z');
-      const answer = await depreciate(port, { ...VALID, purchaseYear: 2027 });
+      const answer = await depreciate(port, { body: NEW_YEAR_CAR });
       expect(answer.status).toBe(200);
-      expect(answer.json).toMatchObject({ meta: { vehicleAge: 0 } });
+      expect(answer.json).toEqual(newYearCarAnswer('2027-01-01T00:00:00.000Z'));
     });
 
     it("applies one budget across the API, a team's module included", async () => {
-      await depreciate(port, VALID);
+      await depreciate(port);
       const ping = await send({ port, path: '/api/extension/ping' });
       expect(ping.status).toBe(200);
       expect(ping.json).toEqual({ pong: true });
@@ -194,7 +201,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
       const refused = await send({ port, path: '/api/extension/ping' });
       expect(refused.status).toBe(429);
       expect(refused.json).toEqual(LIMITED);
-      expect((await depreciate(port, VALID)).status).toBe(429);
+      expect((await depreciate(port)).status).toBe(429);
     });
 
     it('does not count a route marked @SkipThrottle(), nor give it rate-limit headers', async () => {
@@ -203,30 +210,27 @@ describe('the daily limit (e2e, through AppModule)', () => {
         expect(free.json).toEqual({ free: true });
         expect(free.headers['x-ratelimit-remaining']).toBeUndefined();
       }
-      expect((await depreciate(port, VALID)).headers['x-ratelimit-remaining']).toBe('99');
+      expect((await depreciate(port)).headers['x-ratelimit-remaining']).toBe('99');
     });
 
     describe('once a client is over its limit', () => {
       /** Everything but what differs between two answers anyway: the date and the request id. */
       const comparable = ({ date: _date, 'x-request-id': _id, ...rest }: IncomingHttpHeaders) =>
         rest;
-      const post = (body: string, headers: Record<string, string>) =>
-        send({ port, method: 'POST', path: '/api/depreciate', headers, body });
       let first: HttpAnswer;
 
       beforeEach(async () => {
-        for (let i = 0; i < 100; i++) await depreciate(port, VALID);
-        first = await depreciate(port, VALID);
+        for (let i = 0; i < 100; i++) await depreciate(port);
+        first = await depreciate(port);
         expect(first.status).toBe(429);
       });
 
       it('answers the same 429 before reading the body, whatever the body or its type', async () => {
-        const json = { 'content-type': 'application/json' };
         const later = [
-          await depreciate(port, VALID),
-          await post('{', json),
-          await post(`{"a":"${'x'.repeat(BODY_LIMIT_BYTES)}"}`, json),
-          await post('x', { 'content-type': 'text/plain' }),
+          await depreciate(port),
+          await depreciate(port, { body: '{' }),
+          await depreciate(port, { body: `{"a":"${'x'.repeat(BODY_LIMIT_BYTES)}"}` }),
+          await depreciate(port, { body: 'x', type: 'text/plain' }),
         ];
         for (const answer of later) {
           expect(answer.status).toBe(429);
@@ -241,17 +245,27 @@ describe('the daily limit (e2e, through AppModule)', () => {
       });
 
       it('still answers a route marked @SkipThrottle() and an unknown path as before', async () => {
-        expect((await send({ port, path: '/api/extension/free' })).status).toBe(200);
-        expect((await send({ port, method: 'POST', path: '/nowhere' })).status).toBe(404);
+        const free = await send({ port, path: '/api/extension/free' });
+        expect([free.status, free.json]).toEqual([200, { free: true }]);
+        const unknown = await send({ port, method: 'POST', path: '/nowhere' });
+        expect([unknown.status, unknown.json]).toEqual([
+          404,
+          { statusCode: 404, message: 'Cannot POST /nowhere' },
+        ]);
         expect((await send({ port, path: '/api/extension/ping' })).json).toEqual(LIMITED);
-        expect((await depreciate(port, VALID, '127.0.0.9')).status).toBe(200);
+        const other = await depreciate(port, { from: '127.0.0.9' });
+        expect([other.status, other.json]).toEqual([
+          200,
+          answerAt(VALID, '2026-11-21T23:00:00.000Z'),
+        ]);
       });
 
       it('frees the client at midnight UTC', async () => {
-        expect((await post('{', { 'content-type': 'application/json' })).status).toBe(429);
+        expect((await depreciate(port, { body: '{' })).status).toBe(429);
         clock.set('2026-11-22T00:00:00.000Z');
-        expect((await post('{', { 'content-type': 'application/json' })).status).toBe(400);
-        const free = await depreciate(port, VALID);
+        const malformed = await depreciate(port, { body: '{' });
+        expect([malformed.status, malformed.json]).toEqual([400, INVALID]);
+        const free = await depreciate(port);
         expect(free.status).toBe(200);
         expect(free.headers['x-ratelimit-remaining']).toBe('99');
       });
@@ -262,19 +276,13 @@ describe('the daily limit (e2e, through AppModule)', () => {
         expect((await send({ port, path: '/docs-json' })).status).toBe(200);
         expect((await send({ port, path: '/docs' })).status).toBe(200);
       }
-      expect((await depreciate(port, VALID)).headers['x-ratelimit-remaining']).toBe('99');
+      expect((await depreciate(port)).headers['x-ratelimit-remaining']).toBe('99');
     });
 
     it('does not count requests refused before routing (unknown path, malformed JSON)', async () => {
       await send({ port, path: '/nowhere' });
-      await send({
-        port,
-        method: 'POST',
-        path: '/api/depreciate',
-        headers: { 'content-type': 'application/json' },
-        body: '{',
-      });
-      expect((await depreciate(port, VALID)).headers['x-ratelimit-remaining']).toBe('99');
+      await depreciate(port, { body: '{' });
+      expect((await depreciate(port)).headers['x-ratelimit-remaining']).toBe('99');
     });
   });
 
@@ -286,7 +294,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
         .get('/api/extension/ping')
         .expect(429, LIMITED);
       expect(answer.headers['retry-after']).toBe('60');
-      await depreciate(port, VALID, '127.0.0.5');
+      await depreciate(port, { from: '127.0.0.5' });
       expect(storage.keys).toEqual(['127.0.0.1', '127.0.0.5']);
     });
   });
@@ -303,7 +311,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
       }));
       await request(app.getHttpServer())
         .get('/api/extension/throttled')
-        .expect(500, { statusCode: 500, message: 'Internal server error' });
+        .expect(500, INTERNAL_ERROR);
       const logged = lines.map((line) => JSON.parse(line) as { msg?: string });
       expect(logged.map((line) => line.msg)).toContain(
         '@Throttle() on ThrottledController.burst is not supported: the daily limit is one budget ' +

@@ -1,10 +1,9 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
+import { limited } from './helpers/bodies';
 import { OverLimitStorage } from './helpers/daily-limit';
-import { createTestApp } from './helpers/test-app';
-
-const VALID = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
+import { createTestApp, depreciateIn } from './helpers/test-app';
 
 const STRICT_CSP =
   "default-src 'self';base-uri 'self';font-src 'self';form-action 'self';frame-ancestors 'self';" +
@@ -14,6 +13,13 @@ const DOCS_CSP =
   "default-src 'self';base-uri 'self';font-src 'self';form-action 'self';frame-ancestors 'self';" +
   "img-src 'self' data:;object-src 'none';script-src 'self';script-src-attr 'none';" +
   "style-src 'self' 'unsafe-inline';connect-src 'self'";
+/** What a preflight answers, whatever the path. */
+const PREFLIGHT = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET,HEAD,POST',
+  'access-control-allow-headers': 'Content-Type,X-Request-Id',
+  'access-control-max-age': '86400',
+};
 const EXPOSED =
   'X-RateLimit-Limit,X-RateLimit-Remaining,X-RateLimit-Reset,RateLimit,RateLimit-Policy,' +
   'Retry-After,X-Request-Id';
@@ -41,7 +47,7 @@ describe('security headers', () => {
 
   it('sends JSON answers only the headers a JSON answer needs', async () => {
     for (const call of [
-      request(app.getHttpServer()).post('/api/depreciate').send(VALID).expect(200),
+      depreciateIn(app).expect(200),
       request(app.getHttpServer()).get('/nowhere').expect(404),
       request(app.getHttpServer()).get('/docs-json').expect(200),
       request(app.getHttpServer()).get('/health').expect(200),
@@ -102,35 +108,27 @@ describe('CORS', () => {
       .expect(204);
 
     expect(preflight.text).toBe('');
-    expect(preflight.headers).toMatchObject({
-      'access-control-allow-origin': '*',
-      'access-control-allow-methods': 'GET,HEAD,POST',
-      'access-control-allow-headers': 'Content-Type,X-Request-Id',
-      'access-control-max-age': '86400',
-    });
+    expect(preflight.headers).toMatchObject(PREFLIGHT);
     expect(preflight.headers['access-control-allow-credentials']).toBeUndefined();
     expect(preflight.headers['x-ratelimit-limit']).toBeUndefined();
 
-    const counted = await request(app.getHttpServer())
-      .post('/api/depreciate')
-      .send(VALID)
-      .expect(200);
+    const counted = await depreciateIn(app).expect(200);
     expect(counted.headers['x-ratelimit-remaining']).toBe('99');
   });
 
   it('answers a preflight for any path (never a 404)', async () => {
-    await request(app.getHttpServer())
+    const preflight = await request(app.getHttpServer())
       .options('/somewhere/else')
       .set('Origin', 'https://calculator.example')
       .set('Access-Control-Request-Method', 'GET')
       .expect(204);
+    expect(preflight.text).toBe('');
+    expect(preflight.headers).toMatchObject(PREFLIGHT);
   });
 
   it('lets browser code read the answer, its rate-limit headers and its request id', async () => {
-    const { headers } = await request(app.getHttpServer())
-      .post('/api/depreciate')
+    const { headers } = await depreciateIn(app)
       .set('Origin', 'https://calculator.example')
-      .send(VALID)
       .expect(200);
     expect(headers['access-control-allow-origin']).toBe('*');
     expect(headers['access-control-expose-headers']).toBe(EXPOSED);
@@ -143,14 +141,9 @@ describe('CORS past the daily limit', () => {
     const app = await createTestApp({
       override: (builder) => builder.overrideProvider(DailyLimitStorage).useValue(overLimit),
     });
-    const { headers } = await request(app.getHttpServer())
-      .post('/api/depreciate')
+    const { headers } = await depreciateIn(app)
       .set('Origin', 'https://calculator.example')
-      .send(VALID)
-      .expect(429, {
-        statusCode: 429,
-        message: 'Rate limit exceeded. Maximum 100 requests per 24 hours.',
-      });
+      .expect(429, limited(100));
     await app.close();
     expect(headers['access-control-allow-origin']).toBe('*');
     expect(headers['access-control-expose-headers']).toBe(EXPOSED);

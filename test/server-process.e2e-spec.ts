@@ -1,3 +1,5 @@
+import { README_EXAMPLE_REQUEST } from './fixtures/readme-example';
+import { answerAt, limited } from './helpers/bodies';
 import { depreciate, send } from './helpers/http';
 import { runToExit, ServerProcess, startServer } from './helpers/server-process';
 
@@ -12,36 +14,38 @@ describe('the built server as a process (node dist/main.js)', () => {
     afterAll(() => server.stop());
 
     it('answers the README example over HTTP', async () => {
-      const answer = await depreciate(server.port, {
-        purchaseYear: 2020,
-        purchasePrice: 25000,
-        vehicleType: 'sedan',
-        currentMileage: 50000,
-      });
+      const before = new Date().toISOString();
+      const answer = await depreciate(server.port, { body: README_EXAMPLE_REQUEST });
+      const after = new Date().toISOString();
       expect(answer.status).toBe(200);
-      const year = new Date().getUTCFullYear();
-      expect(answer.json).toMatchObject({
-        success: true,
-        data: { yearlyBreakdown: expect.any(Array) },
-        meta: { vehicleType: 'sedan', vehicleAge: year - 2020 },
-      });
+      // Valued now, by the system clock: the whole answer is the model's for that instant.
+      const { calculatedAt } = (answer.json as { meta: { calculatedAt: string } }).meta;
+      expect([before <= calculatedAt, calculatedAt <= after]).toEqual([true, true]);
+      expect(answer.json).toEqual(answerAt(README_EXAMPLE_REQUEST, calculatedAt));
       expect(answer.headers['x-powered-by']).toBeUndefined();
       expect(answer.headers['x-ratelimit-limit']).toBe('3');
     });
 
     it('states the configured limit in the 429', async () => {
-      await depreciate(server.port, {}, '127.0.0.9');
-      await depreciate(server.port, {}, '127.0.0.9');
-      await depreciate(server.port, {}, '127.0.0.9');
-      const refused = await depreciate(server.port, {}, '127.0.0.9');
+      const invalid = { body: {}, from: '127.0.0.9' };
+      for (let i = 0; i < 3; i++) await depreciate(server.port, invalid);
+      const refused = await depreciate(server.port, invalid);
       expect(refused.status).toBe(429);
-      expect(refused.text).toBe(
-        '{"statusCode":429,"message":"Rate limit exceeded. Maximum 3 requests per 24 hours."}',
-      );
+      expect(refused.text).toBe(JSON.stringify(limited(3)));
     });
 
-    it('serves the docs', async () => {
-      expect((await send({ port: server.port, path: '/docs-json' })).status).toBe(200);
+    it('serves the docs, whose examples state the configured limit', async () => {
+      const docs = await send({ port: server.port, path: '/docs-json' });
+      expect(docs.status).toBe(200);
+      const { paths } = docs.json as {
+        paths: Record<string, { post: { responses: Record<string, Record<string, unknown>> } }>;
+      };
+      expect(Object.keys(paths)).toEqual(['/api/depreciate']);
+      const { responses } = paths['/api/depreciate'].post;
+      expect(responses['429']).toMatchObject({
+        content: { 'application/json': { example: limited(3) } },
+        headers: { 'RateLimit-Policy': { schema: { example: '"daily";q=3;w=86400' } } },
+      });
     });
   });
 

@@ -2,9 +2,6 @@ import { INestApplication, Logger } from '@nestjs/common';
 import { subscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
-/** How long the requests in flight may take after SIGTERM/SIGINT before the exit is forced. */
-export const SHUTDOWN_TIMEOUT_MS = 10_000;
-
 const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
 
 /**
@@ -31,12 +28,10 @@ function drain(server: Server): Promise<void> {
  * application (every module's shutdown hooks: the Redis client quits there) and exit 0. Nest's own
  * `enableShutdownHooks()` is not used: it runs `onModuleDestroy` before the HTTP server stops, so
  * resources would close under requests still running, and it ends by re-raising the signal (exit
- * code 143, not 0). Past `timeoutMs` the process exits 1, whatever still hangs.
+ * code 143, not 0). Past `timeoutMs` (SHUTDOWN_TIMEOUT_MS, 10 s by default) the process exits 1,
+ * whatever still hangs.
  */
-export function enableGracefulShutdown(
-  app: INestApplication,
-  timeoutMs = SHUTDOWN_TIMEOUT_MS,
-): void {
+export function enableGracefulShutdown(app: INestApplication, timeoutMs: number): void {
   const logger = new Logger('Shutdown');
   let closing = false;
   const shutdown = (signal: NodeJS.Signals): void => {

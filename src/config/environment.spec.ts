@@ -17,6 +17,7 @@ describe('validateEnvironment', () => {
       REQUEST_TIMEOUT_MS: 15_000,
       MAX_TRACKED_CLIENTS: 1_000_000,
       KEEP_ALIVE_TIMEOUT_MS: 5_000,
+      SHUTDOWN_TIMEOUT_MS: 10_000,
     };
     expect({ ...validateEnvironment({}) }).toEqual(expected);
     expect({ ...validateEnvironment({ PORT: '', RATE_LIMIT_PER_DAY: '' }) }).toEqual(expected);
@@ -29,6 +30,7 @@ describe('validateEnvironment', () => {
         HOST: '127.0.0.1',
         RATE_LIMIT_PER_DAY: '5',
         LOG_LEVEL: 'debug',
+        SHUTDOWN_TIMEOUT_MS: '500',
         PATH: '/usr/bin',
       }),
     }).toEqual({
@@ -46,6 +48,7 @@ describe('validateEnvironment', () => {
       REQUEST_TIMEOUT_MS: 15_000,
       MAX_TRACKED_CLIENTS: 1_000_000,
       KEEP_ALIVE_TIMEOUT_MS: 5_000,
+      SHUTDOWN_TIMEOUT_MS: 500,
     });
   });
 
@@ -66,6 +69,14 @@ describe('validateEnvironment', () => {
     [
       { LOG_LEVEL: 'loud' },
       'Invalid configuration: LOG_LEVEL="loud" must be one of silent, fatal, error, warn, info, debug, verbose',
+    ],
+    [
+      { SHUTDOWN_TIMEOUT_MS: '0' },
+      'Invalid configuration: SHUTDOWN_TIMEOUT_MS="0" must be a whole number of milliseconds, 1 or more',
+    ],
+    [
+      { SHUTDOWN_TIMEOUT_MS: '2.5' },
+      'Invalid configuration: SHUTDOWN_TIMEOUT_MS="2.5" must be a whole number of milliseconds, 1 or more',
     ],
   ])('refuses %p in one line naming the variable', (raw, message) => {
     expect(() => validateEnvironment(raw)).toThrow(new Error(message));

@@ -13,6 +13,9 @@ type RateLimitStore = (typeof RATE_LIMIT_STORES)[number];
 /** Requests per client per UTC day when RATE_LIMIT_PER_DAY is not set. */
 export const DEFAULT_RATE_LIMIT_PER_DAY = 100;
 
+/** The force-exit timeout after SIGTERM/SIGINT, in ms, when SHUTDOWN_TIMEOUT_MS is not set. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+
 /** A whole number written as digits only; anything else stays a string and fails @IsInt. */
 const toInteger = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
@@ -88,6 +91,10 @@ export class Environment {
   /** How long an idle keep-alive connection stays open, in milliseconds. */
   @WholeNumber(100, 3_600_000, 'must be a whole number of milliseconds, from 100')
   KEEP_ALIVE_TIMEOUT_MS: number = 5_000;
+
+  /** How long the requests in flight may take after SIGTERM/SIGINT before the exit is forced. */
+  @WholeNumber(1, 3_600_000, 'must be a whole number of milliseconds, 1 or more')
+  SHUTDOWN_TIMEOUT_MS: number = DEFAULT_SHUTDOWN_TIMEOUT_MS;
 }
 
 const KEYS = Object.keys(new Environment()) as (keyof Environment)[];

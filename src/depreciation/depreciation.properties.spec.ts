@@ -1,13 +1,12 @@
 import fc from 'fast-check';
-import { Clock } from '../common/clock';
+import { SettableClock } from '../../test/helpers/clock';
 import { DepreciationService } from './depreciation.service';
 import { DepreciationInput } from './depreciation.types';
 import { toCents } from './money';
 import { VEHICLE_TYPES } from './vehicle-type';
 
 const CURRENT_YEAR = 2026;
-const clock: Clock = { now: () => new Date('2026-06-15T12:00:00.000Z') };
-const service = new DepreciationService(clock);
+const service = new DepreciationService(new SettableClock('2026-06-15T12:00:00.000Z'));
 
 const cents = (usd: number) => Math.round(usd * 100);
 const hasAtMostTwoDecimals = (n: number) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6;

@@ -1,12 +1,11 @@
 import { BadRequestException } from '@nestjs/common';
 import { toErrorBody } from '../common/error-body';
-import { Clock } from '../common/clock';
+import { SettableClock } from '../../test/helpers/clock';
 import { DepreciationService } from './depreciation.service';
 import { README_EXAMPLE_ANSWER } from '../../test/fixtures/readme-example';
 import { DepreciationInput } from './depreciation.types';
 
-const clockAt = (iso: string): Clock => ({ now: () => new Date(iso) });
-const serviceAt = (iso: string) => new DepreciationService(clockAt(iso));
+const serviceAt = (iso: string) => new DepreciationService(new SettableClock(iso));
 
 describe('DepreciationService', () => {
   const service = serviceAt('2026-11-21T09:30:00.123Z');

@@ -1,12 +1,12 @@
 import { ConfigService } from '@nestjs/config';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
-import { Clock } from '../common/clock';
+import { SettableClock } from '../../test/helpers/clock';
 import { Environment } from '../config/environment';
 import { DailyLimitPolicy } from './daily-limit.policy';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 
-const clock: Clock = { now: () => new Date('2026-11-21T12:00:00.000Z') };
+const clock = new SettableClock('2026-11-21T12:00:00.000Z');
 const CLIENT = '203.0.113.5';
 const REFUSAL =
   '{"statusCode":429,"message":"Rate limit exceeded. Maximum 1 requests per 24 hours."}';

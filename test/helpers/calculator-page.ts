@@ -1,4 +1,5 @@
 import { Page } from 'playwright-core';
+import { depreciate } from './http';
 import { ServerProcess } from './server-process';
 
 /** Driving the calculator page (public/) from a test, and what it should show. */
@@ -48,13 +49,9 @@ export interface Vehicle {
 
 /** The same request the page sends, straight over HTTP. */
 export async function askApi(server: ServerProcess, vehicle: Vehicle): Promise<Answer> {
-  const response = await fetch(`${server.url}/api/depreciate`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(vehicle),
-  });
-  expect(response.status).toBe(200);
-  return (await response.json()) as Answer;
+  const answer = await depreciate(server.port, { body: vehicle });
+  expect(answer.status).toBe(200);
+  return answer.json as Answer;
 }
 
 export async function fillForm(page: Page, vehicle: Vehicle): Promise<void> {

@@ -1,39 +1,11 @@
-import { performance } from 'node:perf_hooks';
 import {
   DailyLimitRecord,
   DailyLimitState,
   DailyLimitStorage,
   dailyRecord,
 } from '../../src/rate-limit/daily-limit.storage';
+import { ISO_TIME } from './bodies';
 import { HttpAnswer, send } from './http';
-
-export const VALID = { purchaseYear: 2020, purchasePrice: 25_000, vehicleType: 'sedan' };
-
-export interface TimedAnswer extends HttpAnswer {
-  /** Wall time from sending to the whole answer, in milliseconds. */
-  ms: number;
-}
-
-/**
- * POST /api/depreciate from `from` (a 127.0.0.N address: one client each), a valid body unless
- * another is given, with extra headers (forged X-Forwarded-For and the like).
- */
-export async function post(
-  port: number,
-  from: string,
-  options: { body?: unknown; headers?: Record<string, string> } = {},
-): Promise<TimedAnswer> {
-  const started = performance.now();
-  const answer = await send({
-    port,
-    method: 'POST',
-    path: '/api/depreciate',
-    headers: { 'content-type': 'application/json', ...options.headers },
-    body: JSON.stringify(options.body ?? VALID),
-    localAddress: from,
-  });
-  return { ...answer, ms: performance.now() - started };
-}
 
 /** X-RateLimit-Remaining as a number. */
 export const remaining = (answer: HttpAnswer): number =>
@@ -42,6 +14,20 @@ export const remaining = (answer: HttpAnswer): number =>
 /** GET /health's body. */
 export const health = async (port: number): Promise<unknown> =>
   (await send({ port, path: '/health' })).json;
+
+/**
+ * GET /health's whole body with RATE_LIMIT_STORE=redis: counters shared in Redis, or (degraded)
+ * counted in the instance's memory while Redis is unavailable; `since` when that began.
+ */
+export const redisHealth = (shared: boolean) => ({
+  status: shared ? 'ok' : 'degraded',
+  dailyLimit: {
+    store: 'redis',
+    counting: shared ? 'redis' : 'memory',
+    shared,
+    since: expect.stringMatching(ISO_TIME),
+  },
+});
 
 /** A storage that finds every client over its limit, `resetSeconds` before midnight; keeps the keys. */
 export class OverLimitStorage extends DailyLimitStorage {

@@ -1,4 +1,6 @@
 import { IncomingHttpHeaders, request } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { VALID } from './bodies';
 
 export interface HttpAnswer {
   status: number;
@@ -53,13 +55,45 @@ export function send(call: HttpCall): Promise<HttpAnswer> {
   });
 }
 
-/** POST a JSON body to /api/depreciate. */
-export const depreciate = (port: number, body: unknown, localAddress?: string) =>
-  send({
+/** A request body as sent: an object as JSON, a string or Buffer as it is. */
+export const encodeBody = (body: unknown): string | Buffer =>
+  typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+
+export interface DepreciateOptions {
+  /** The body (see encodeBody); VALID unless given. */
+  body?: unknown;
+  /** The Content-Type, application/json unless given; null sends none. */
+  type?: string | null;
+  /** More headers (forged X-Forwarded-For and the like). */
+  headers?: Record<string, string>;
+  /** The client's own address (any 127.0.0.N on loopback): one client each. */
+  from?: string;
+  /** The server's address, 127.0.0.1 unless given. */
+  host?: string;
+}
+
+export interface TimedAnswer extends HttpAnswer {
+  /** Wall time from sending to the whole answer, in milliseconds. */
+  ms: number;
+}
+
+/**
+ * POST /api/depreciate over a real socket, to an app or process listening on `port` (supertest's
+ * in-process counterpart is `depreciateIn`, test/helpers/test-app.ts).
+ */
+export async function depreciate(
+  port: number,
+  { body = VALID, type = 'application/json', headers, from, host }: DepreciateOptions = {},
+): Promise<TimedAnswer> {
+  const started = performance.now();
+  const answer = await send({
     port,
+    host,
     method: 'POST',
     path: '/api/depreciate',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    localAddress,
+    headers: { ...(type === null ? {} : { 'content-type': type }), ...headers },
+    body: encodeBody(body),
+    localAddress: from,
   });
+  return { ...answer, ms: performance.now() - started };
+}

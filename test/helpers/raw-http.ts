@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { connect, Socket } from 'node:net';
 
 /** One response as read off the wire. */
 export interface RawResponse {
@@ -8,11 +8,99 @@ export interface RawResponse {
   body: Buffer;
 }
 
-export interface ExchangeOptions {
+export interface ConnectOptions {
   host?: string;
   port: number;
   /** Local address to connect from (any 127.0.0.N, so one test can be many clients). */
   localAddress?: string;
+}
+
+/**
+ * A raw TCP connection: any bytes written, everything the peer sends kept. The one socket helper
+ * of the tests: exchange() and tryConnect() below, the shutdown test's requests left in flight, the
+ * logging test's client that leaves early, the Redis probe.
+ */
+export class RawConnection {
+  readonly socket: Socket;
+  /** Resolves once the connection has closed, whichever side closed it (or failed to connect). */
+  readonly closed: Promise<void>;
+  private readonly chunks: Buffer[] = [];
+  private ended = false;
+
+  constructor({ host = '127.0.0.1', port, localAddress }: ConnectOptions) {
+    this.socket = connect({ host, port, localAddress });
+    this.socket.on('data', (chunk: Buffer) => this.chunks.push(chunk));
+    this.socket.on('error', () => undefined); // the close that follows tells
+    this.closed = new Promise((resolve) =>
+      this.socket.on('close', () => {
+        this.ended = true;
+        resolve();
+      }),
+    );
+  }
+
+  /** A connection once it is established; rejects with the connection error. */
+  static async open(options: ConnectOptions): Promise<RawConnection> {
+    const connection = new RawConnection(options);
+    await new Promise((resolve, reject) => {
+      connection.socket.once('connect', resolve);
+      connection.socket.once('error', reject);
+    });
+    return connection;
+  }
+
+  /** Everything received so far. */
+  get received(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+
+  /** Resolves once the bytes are written (or could not be: the close tells). */
+  write(bytes: string | Buffer): Promise<void> {
+    return new Promise((resolve) => this.socket.write(bytes, () => resolve()));
+  }
+
+  /**
+   * Resolves once what was received satisfies `done`; rejects if the connection closes first or
+   * after `timeoutMs`.
+   */
+  until(done: (received: Buffer) => boolean, timeoutMs = 10_000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stop = (error?: string) => {
+        clearTimeout(timer);
+        this.socket.off('data', check);
+        this.socket.off('close', closed);
+        if (error) reject(new Error(`${error}; received ${JSON.stringify(String(this.received))}`));
+        else resolve();
+      };
+      const check = () => {
+        if (done(this.received)) stop();
+      };
+      const closed = () => stop('The connection closed before the awaited bytes');
+      const timer = setTimeout(() => stop(`No awaited bytes after ${timeoutMs} ms`), timeoutMs);
+      this.socket.on('data', check);
+      this.socket.on('close', closed);
+      check();
+      if (this.ended) closed();
+    });
+  }
+
+  /** Destroys the socket at once (a client hanging up). */
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+/** Connects and hangs up: 'connected', or the connection error's code (ECONNREFUSED: none listens). */
+export async function tryConnect(port: number, host = '127.0.0.1'): Promise<string> {
+  try {
+    (await RawConnection.open({ host, port })).close();
+    return 'connected';
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? String(error);
+  }
+}
+
+export interface ExchangeOptions extends ConnectOptions {
   /** Destroy the connection right after writing, without waiting for an answer. */
   abort?: boolean;
   /** Give up waiting for the server to close the connection after this long. */
@@ -31,24 +119,19 @@ export interface Exchange {
  * connection (send `Connection: close`). Byte-level, so anything can be sent: broken request lines,
  * invalid UTF-8, bodies that do not match their framing.
  */
-export function exchange(bytes: Buffer, options: ExchangeOptions): Promise<Exchange> {
-  const { host = '127.0.0.1', port, localAddress, abort = false, timeoutMs = 10_000 } = options;
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    const socket = connect({ host, port, localAddress });
-    const finish = (closed: boolean): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve({ received: Buffer.concat(chunks), closed });
-    };
-    const timer = setTimeout(() => finish(false), timeoutMs);
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', () => undefined);
-    socket.on('close', () => finish(true));
-    socket.write(bytes, () => {
-      if (abort) finish(true);
-    });
-  });
+export async function exchange(bytes: Buffer, options: ExchangeOptions): Promise<Exchange> {
+  const { abort = false, timeoutMs = 10_000 } = options;
+  const connection = new RawConnection(options);
+  let timer: NodeJS.Timeout | undefined;
+  const written = connection.write(bytes);
+  const closed = await Promise.race([
+    connection.closed.then(() => true),
+    ...(abort ? [written.then(() => true)] : []),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+  ]);
+  clearTimeout(timer);
+  connection.close();
+  return { received: connection.received, closed };
 }
 
 function decodeChunked(data: Buffer, start: number): { body: Buffer; end: number } {

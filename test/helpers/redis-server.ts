@@ -1,24 +1,20 @@
-import { connect } from 'node:net';
 import { RunningProcess } from './child-process';
-import { freePort } from './server-process';
+import { RawConnection } from './raw-http';
+import { freePort } from './ports';
 import { waitFor } from './wait';
 
 /** Whether something on 127.0.0.1:port answers a Redis PING. */
-function answersPing(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.setTimeout(500);
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (data) => {
-      resolve(data.toString().startsWith('+PONG'));
-      socket.destroy();
-    });
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => {
-      resolve(false);
-      socket.destroy();
-    });
-  });
+async function answersPing(port: number): Promise<boolean> {
+  const connection = new RawConnection({ port });
+  try {
+    await connection.write('PING\r\n');
+    await connection.until((data) => data.includes('\r\n'), 500);
+    return connection.received.toString().startsWith('+PONG');
+  } catch {
+    return false;
+  } finally {
+    connection.close();
+  }
 }
 
 /**
@@ -54,7 +50,7 @@ export class RedisServer {
     const child = RunningProcess.start('redis-server', args);
     this.process = child;
     await waitFor(`redis-server on port ${this.port}`, async () => {
-      if (child.hasExited) throw new Error(`redis-server exited:\n${child.logs}`);
+      if (child.hasExited) throw new Error(`redis-server exited:\n${child.output}`);
       return answersPing(this.port);
     });
   }

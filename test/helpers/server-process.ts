@@ -1,60 +1,38 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { AddressInfo, connect, createServer } from 'node:net';
 import { join } from 'node:path';
+import { RunningProcess } from './child-process';
 import { send } from './http';
+import { freePort } from './ports';
+import { tryConnect } from './raw-http';
 import { waitFor } from './wait';
 
 export const MAIN_JS = join(__dirname, '..', '..', 'dist', 'main.js');
 const START_TIMEOUT_MS = 20_000;
 const HOST = '127.0.0.1';
 
-export interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
 /** The built server (`node dist/main.js`) running as a child process on a loopback port. */
-export interface ServerProcess {
-  readonly child: ChildProcess;
-  readonly host: string;
-  readonly port: number;
+export class ServerProcess extends RunningProcess {
+  readonly host = HOST;
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
-  /** stdout and stderr so far, as they came. */
-  output(): string;
-  /** Everything written to stdout so far (the JSON log lines). */
-  stdout(): string;
-  /** Everything written to stderr so far. */
-  stderr(): string;
-  /** stdout split into lines, each parsed as JSON (throws on a line that is not JSON). */
-  logLines(): Record<string, unknown>[];
-  /** Resolves once the process has ended. */
-  readonly exited: Promise<Exit>;
-  /** Sends `signal` (SIGTERM by default) if still running, and waits for the exit. */
-  stop(signal?: NodeJS.Signals): Promise<Exit>;
-}
 
-/** A port that was free a moment ago on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, HOST);
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, HOST);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
+  /** Use startServer, which waits until it accepts connections. */
+  constructor(
+    readonly port: number,
+    env: Record<string, string>,
+  ) {
+    super(process.execPath, [MAIN_JS], {
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env, HOST, PORT: String(port) },
     });
-    socket.once('error', () => resolve(false));
-  });
+    this.url = `http://${HOST}:${port}`;
+  }
+
+  /** stdout split into lines, each parsed as JSON (throws on a line that is not JSON). */
+  logLines(): Record<string, unknown>[] {
+    return this.stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
 }
 
 /**
@@ -63,65 +41,29 @@ function canConnect(port: number): Promise<boolean> {
  * accepts connections.
  */
 export async function startServer(env: Record<string, string> = {}): Promise<ServerProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [MAIN_JS], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, HOST, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let all = '';
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => ((out += chunk), (all += chunk)));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => ((err += chunk), (all += chunk)));
-  const exited = once(child, 'exit').then(([code, signal]) => ({
-    code: code as number | null,
-    signal: signal as NodeJS.Signals | null,
-  }));
-  let ended = false;
-  void exited.then(() => (ended = true));
-
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (!(await canConnect(port))) {
-    if (ended || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`The server did not start on port ${port}.\n${all}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-
-  return {
-    child,
-    host: HOST,
-    port,
-    url: `http://${HOST}:${port}`,
-    output: () => all,
-    stdout: () => out,
-    stderr: () => err,
-    logLines: () =>
-      out
-        .split('\n')
-        .filter((line) => line !== '')
-        .map((line) => JSON.parse(line) as Record<string, unknown>),
-    exited,
-    stop: async (signal = 'SIGTERM') => {
-      if (!ended) child.kill(signal);
-      return exited;
-    },
+  const server = new ServerProcess(await freePort(HOST), env);
+  const listening = async () => {
+    if (server.hasExited) throw new Error(`The server exited on start-up`);
+    return (await tryConnect(server.port, HOST)) === 'connected';
   };
+  await waitFor(`the server on port ${server.port}`, listening, START_TIMEOUT_MS).catch(
+    async (error: Error) => {
+      await server.kill();
+      throw new Error(`${error.message}\n${server.output}`);
+    },
+  );
+  return server;
 }
 
 /** Runs `node dist/main.js` to its end (for start-up failures): its exit code and stderr. */
 export async function runToExit(
   env: Record<string, string>,
 ): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [MAIN_JS], {
+  const run = RunningProcess.start(process.execPath, [MAIN_JS], {
     env: { ...process.env, HOST, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
   });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, stderr };
+  const { code } = await run.exited;
+  return { code, stderr: run.stderr };
 }
 
 /**
@@ -136,8 +78,8 @@ export async function untilReady(
   const ready = async () =>
     (await send({ port: server.port, path: '/health/ready' })).status === 200;
   await waitFor(`${server.url}/health/ready`, ready, timeoutMs).catch(async (error: Error) => {
-    await server.stop('SIGKILL');
-    throw new Error(`${error.message}\n${server.output()}`);
+    await server.kill();
+    throw new Error(`${error.message}\n${server.output}`);
   });
   return server;
 }

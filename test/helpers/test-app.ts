@@ -1,31 +1,21 @@
-import { ModuleMetadata } from '@nestjs/common';
+import { INestApplication, ModuleMetadata } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test, TestingModuleBuilder } from '@nestjs/testing';
+import request from 'supertest';
 import { AppModule } from '../../src/app.module';
 import { createApp } from '../../src/app.factory';
 import { Clock } from '../../src/common/clock';
-
-/** A clock a test sets by hand. */
-export class FixedClock extends Clock {
-  constructor(private current: Date) {
-    super();
-  }
-
-  now(): Date {
-    return new Date(this.current.getTime());
-  }
-
-  set(iso: string): void {
-    this.current = new Date(iso);
-  }
-}
+import { VALID } from './bodies';
+import { encodeBody } from './http';
 
 export interface TestAppOptions {
   /** Extra modules, controllers or providers, as a team extending the API would add them. */
   extra?: Pick<ModuleMetadata, 'imports' | 'controllers' | 'providers'>;
-  /** Override providers (the clock, the storage, …) before compiling. */
+  /** The application's clock (a SettableClock, test/helpers/clock.ts) instead of the system's. */
+  clock?: Clock;
+  /** Override providers (the storage, the logger, …) before compiling. */
   override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
 }
 
@@ -39,18 +29,37 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<NestE
     controllers: options.extra?.controllers ?? [],
     providers: options.extra?.providers ?? [],
   });
+  if (options.clock) builder = builder.overrideProvider(Clock).useValue(options.clock);
   if (options.override) builder = options.override(builder);
   const app = await createApp(await builder.compile());
   await app.init();
   return app;
 }
 
-/** createTestApp, listening on a free port of 127.0.0.1 (for clients bound to 127.0.0.N). */
+/**
+ * createTestApp, listening on a free port of 127.0.0.1 (for clients bound to 127.0.0.N), or of
+ * another host (`::`: a dual-stack socket).
+ */
 export async function listenTestApp(
   options: TestAppOptions = {},
+  host = '127.0.0.1',
 ): Promise<{ app: NestExpressApplication; port: number }> {
   const app = await createTestApp(options);
-  await app.listen(0, '127.0.0.1');
+  await app.listen(0, host);
   const server: Server = app.getHttpServer();
   return { app, port: (server.address() as AddressInfo).port };
 }
+
+/**
+ * POST /api/depreciate to an in-process app through supertest (a test chains `.set()` and
+ * `.expect()`). The body as `depreciate` sends it (test/helpers/http.ts), VALID unless given.
+ */
+export const depreciateIn = (
+  app: INestApplication,
+  body: unknown = VALID,
+  type = 'application/json',
+): request.Test =>
+  request(app.getHttpServer())
+    .post('/api/depreciate')
+    .set('Content-Type', type)
+    .send(encodeBody(body));

@@ -1,0 +1,50 @@
+import { DepreciationService } from '../../src/depreciation/depreciation.service';
+import { DepreciationInput, DepreciationResult } from '../../src/depreciation/depreciation.types';
+import { SettableClock } from './clock';
+
+/** The request and answer bodies the tests share (docs/contract.md). */
+
+/** A valid request: the README's example (test/fixtures/readme-example.ts) without its mileage. */
+export const VALID = { purchaseYear: 2020, purchasePrice: 25_000, vehicleType: 'sedan' };
+
+/** VALID bought in 2027, the year after the tests' 2026: refused until the new year. */
+export const NEW_YEAR_CAR = { ...VALID, purchaseYear: 2027 };
+
+/** The whole answer for NEW_YEAR_CAR in 2027, at `calculatedAt`: age 0, nothing lost yet. */
+export const newYearCarAnswer = (calculatedAt: unknown) => ({
+  success: true,
+  data: {
+    currentValue: 25_000,
+    totalDepreciation: 0,
+    totalDepreciationPercent: 0,
+    monthlyDepreciation: 0,
+    yearlyBreakdown: [
+      { year: 2027, age: 0, value: 25_000, depreciation: 0, depreciationPercent: 0 },
+    ],
+  },
+  meta: { vehicleType: 'sedan', vehicleAge: 0, calculatedAt },
+});
+
+/** Every time in an answer or a log line: an ISO 8601 UTC instant to the millisecond. */
+export const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/** The error table's bodies. */
+export const INVALID = { statusCode: 400, message: 'Invalid input parameters' };
+export const TOO_LARGE = { statusCode: 413, message: 'Request body too large' };
+export const UNSUPPORTED_TYPE = {
+  statusCode: 415,
+  message: 'Content-Type must be application/json',
+};
+export const INTERNAL_ERROR = { statusCode: 500, message: 'Internal server error' };
+/** The 429 at a daily limit of `limit` (100, the default, unless the test configures another). */
+export const limited = (limit = 100) => ({
+  statusCode: 429,
+  message: `Rate limit exceeded. Maximum ${limit} requests per 24 hours.`,
+});
+
+/**
+ * The whole success body for `request` valued at `calculatedAt`, as the model computes it (the unit
+ * tests pin the model by hand): for a test that knows when an answer was made, not its numbers.
+ */
+export const answerAt = (request: object, calculatedAt: string): DepreciationResult =>
+  new DepreciationService(new SettableClock(calculatedAt)).calculate(request as DepreciationInput);

@@ -1,0 +1,146 @@
+import { LoggerService } from '@nestjs/common';
+import Redis from 'ioredis';
+import { MemoryDailyLimitStorage } from '../src/rate-limit/memory-daily-limit.storage';
+import { createRedisClient } from '../src/rate-limit/redis-client';
+import { RedisDailyLimitStorage } from '../src/rate-limit/redis-daily-limit.storage';
+import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
+import { SettableClock } from './helpers/clock';
+import { RedisServer } from './helpers/redis-server';
+import { describeWithTools } from './helpers/system-tools';
+import { waitFor } from './helpers/wait';
+
+/** The Redis store against a real redis-server (the unit spec of redisKey stays in src/). */
+
+class RecordingLogger implements LoggerService {
+  readonly lines: string[] = [];
+  log(message: string) {
+    this.lines.push(`log: ${message}`);
+  }
+  warn(message: string) {
+    this.lines.push(`warn: ${message}`);
+  }
+  error(message: string) {
+    this.lines.push(`error: ${message}`);
+  }
+}
+
+describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-server', () => {
+  let server: RedisServer;
+  let inspect: Redis;
+  let clock: SettableClock;
+  let logger: RecordingLogger;
+  let storage: RedisDailyLimitStorage;
+
+  beforeAll(async () => {
+    server = await RedisServer.start();
+    inspect = new Redis(server.url);
+  }, PROCESS_TEST_TIMEOUT_MS);
+
+  afterAll(async () => {
+    inspect.disconnect();
+    await server.stop();
+  });
+
+  beforeEach(async () => {
+    await inspect.flushall();
+    clock = new SettableClock('2026-11-21T23:59:00.000Z');
+    logger = new RecordingLogger();
+    const memory = new MemoryDailyLimitStorage(clock);
+    const redis = createRedisClient(server.url);
+    storage = new RedisDailyLimitStorage(redis, memory, clock, 'test-redis', logger);
+    await storage.onModuleInit();
+  });
+
+  afterEach(() => storage.onApplicationShutdown());
+
+  it('counts in Redis, with the seconds to midnight UTC, and blocks past the limit', async () => {
+    const records = [];
+    for (let i = 0; i < 3; i++) records.push(await storage.hit('198.51.100.1', 2));
+    expect(records).toEqual([
+      { totalHits: 1, timeToExpire: 60, isBlocked: false, timeToBlockExpire: 0 },
+      { totalHits: 2, timeToExpire: 60, isBlocked: false, timeToBlockExpire: 0 },
+      { totalHits: 3, timeToExpire: 60, isBlocked: true, timeToBlockExpire: 60 },
+    ]);
+    const key = 'depreciation:daily:2026-11-21:198.51.100.1';
+    expect(await inspect.get(key)).toBe('3');
+    // 60 s to midnight by the instance's clock, plus 60 s of grace.
+    expect(await inspect.ttl(key)).toBe(120);
+    expect(storage.state()).toEqual({
+      store: 'redis',
+      counting: 'redis',
+      shared: true,
+      since: '2026-11-21T23:59:00.000Z',
+    });
+    expect(logger.lines).toEqual(['log: Daily counters shared in Redis at test-redis']);
+  });
+
+  it('starts a new key on a new UTC day', async () => {
+    await storage.hit('198.51.100.2', 5);
+    clock.set('2026-11-22T00:00:00.000Z');
+    const record = await storage.hit('198.51.100.2', 5);
+    expect(record).toMatchObject({ totalHits: 1, timeToExpire: 86_400 });
+    expect(await inspect.keys('depreciation:daily:*')).toHaveLength(2);
+  });
+
+  it('falls back to memory from the last shared count, logs once, and returns', async () => {
+    for (let i = 0; i < 3; i++) await storage.hit('198.51.100.3', 5);
+    await server.kill();
+    const during = [];
+    for (let i = 0; i < 4; i++) during.push(await storage.hit('198.51.100.3', 5));
+    expect(during.map((record) => [record.totalHits, record.isBlocked])).toEqual([
+      [4, false],
+      [5, false],
+      [6, true],
+      [7, true],
+    ]);
+    expect(storage.state()).toMatchObject({ counting: 'memory', shared: false });
+
+    await server.restart();
+    await waitFor('the storage to count in Redis again', async () =>
+      Promise.resolve(storage.state().shared),
+    );
+    // Redis restarted empty; this instance still remembers 7 hits.
+    expect(await storage.hit('198.51.100.3', 5)).toMatchObject({
+      totalHits: 8,
+    });
+    expect(await storage.hit('198.51.100.4', 5)).toMatchObject({
+      totalHits: 1,
+    });
+    expect(logger.lines).toEqual([
+      'log: Daily counters shared in Redis at test-redis',
+      expect.stringMatching(
+        /^warn: Redis at test-redis unavailable \(.+\): counting in this instance's memory until it is back$/,
+      ),
+      'log: Daily counters shared in Redis at test-redis',
+    ]);
+  });
+
+  it('refuses at once a client whose last shared count reached the limit, and leaves others to Redis', async () => {
+    const key = 'depreciation:daily:2026-11-21:198.51.100.5';
+    expect(storage.refuseAtOnce('198.51.100.5', 2)).toBeUndefined();
+    // Another instance used the client's budget: this one learns it from its next hit.
+    await inspect.set(key, '1');
+    expect(await storage.hit('198.51.100.5', 2)).toMatchObject({ totalHits: 2, isBlocked: false });
+    expect(storage.refuseAtOnce('198.51.100.5', 2)).toEqual({
+      totalHits: 3,
+      timeToExpire: 60,
+      isBlocked: true,
+      timeToBlockExpire: 60,
+    });
+    // Counted in this instance only: no round trip for a refusal.
+    expect(await inspect.get(key)).toBe('2');
+    expect(storage.refuseAtOnce('198.51.100.6', 2)).toBeUndefined();
+  });
+
+  it('closes its connection on shutdown, without logging an outage', async () => {
+    const clientsBefore = Number(
+      (await inspect.info('clients')).match(/connected_clients:(\d+)/)?.[1],
+    );
+    await storage.onApplicationShutdown();
+    await waitFor('the connection to close', async () => {
+      const info = await inspect.info('clients');
+      return Number(info.match(/connected_clients:(\d+)/)?.[1]) === clientsBefore - 1;
+    });
+    expect(logger.lines).toEqual(['log: Daily counters shared in Redis at test-redis']);
+  });
+});
