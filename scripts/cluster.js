@@ -176,6 +176,8 @@ async function main() {
       const instance = start(`instance-${index + 1}`, process.execPath, [MAIN], {
         HOST,
         PORT: String(instancePort),
+        // Each instance's /metrics on a port of its own (logged at start-up).
+        METRICS_PORT: '0',
         RATE_LIMIT_STORE: 'redis',
         REDIS_URL: `redis://${HOST}:${redisPort}`,
         TRUST_PROXY: '1',

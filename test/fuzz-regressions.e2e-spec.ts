@@ -60,7 +60,7 @@ describe('requests Node answers by itself', () => {
       'a bad chunk size',
       'POST /api/depreciate HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n',
     ],
-    ['HTTP/1.1 without Host', 'GET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n'],
+    ['HTTP/1.1 without Host', 'GET /health HTTP/1.1\r\nConnection: close\r\n\r\n'],
   ])('answers %s with the error body, not a bare status line', async (_case, head) => {
     const [response, ...more] = await answer(head);
     expect(more).toEqual([]);

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { FuzzRequest, fuzzRequest } from './helpers/fuzz-requests';
 import { problemWith } from './helpers/fuzz-checks';
-import { send } from './helpers/http';
 import { exchange } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
 
@@ -69,7 +68,7 @@ async function fire(
 }
 
 async function residentMemory(server: ServerProcess): Promise<number> {
-  const text = (await send({ port: server.port, path: '/metrics' })).text;
+  const text = await server.metrics();
   return Number(/^process_resident_memory_bytes (\d+)/m.exec(text)?.[1]);
 }
 
@@ -110,7 +109,7 @@ describe('fuzzing the built server', () => {
       if (failures.length > 0) throw new Error(report(failures, SEED));
       expect(server.hasExited).toBe(false);
       expect(server.stdout).toBe('');
-      const metrics = (await send({ port: server.port, path: '/metrics' })).text;
+      const metrics = await server.metrics();
       expect(metrics).not.toMatch(/^http_requests_total\{.*status="5\d\d"\}/m);
       expect(rssAfter - rssBefore).toBeLessThan(RSS_GROWTH_BOUND);
     }, 120_000);
@@ -136,7 +135,7 @@ describe('fuzzing the built server', () => {
         Date.now() + 30_000,
       );
       if (failures.length > 0) throw new Error(report(failures, SEED));
-      const metrics = (await send({ port: server.port, path: '/metrics' })).text;
+      const metrics = await server.metrics();
       const refused = /^http_requests_total\{[^}]*status="429"\} (\d+)/m.exec(metrics);
       expect(Number(refused?.[1])).toBeGreaterThan(0);
       expect(server.hasExited).toBe(false);

@@ -1,6 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { createTestApp, depreciateIn } from './helpers/test-app';
+import { createTestApp, depreciateIn, scrapeMetrics } from './helpers/test-app';
 
 describe('GET /health (memory store)', () => {
   let app: INestApplication;
@@ -45,7 +45,7 @@ describe('GET /health (memory store)', () => {
   });
 
   it('exposes the store state as a metric', async () => {
-    const text = (await request(app.getHttpServer()).get('/metrics').expect(200)).text;
+    const text = await scrapeMetrics(app);
     expect(text).toContain('daily_limit_store_shared{store="memory"} 0');
   });
 });

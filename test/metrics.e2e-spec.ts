@@ -1,10 +1,12 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
+import { MetricsServer } from '../src/metrics/metrics.server';
 import { MetricsService } from '../src/metrics/metrics.service';
 import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
 import { OverLimitStorage } from './helpers/daily-limit';
 import { VALID } from './helpers/bodies';
-import { createTestApp, depreciateIn } from './helpers/test-app';
+import { send } from './helpers/http';
+import { createTestApp, depreciateIn, scrapeMetrics } from './helpers/test-app';
 
 /** The sample lines of one metric family, e.g. `http_requests_total{...} 1`. */
 const samples = (text: string, name: string): string[] =>
@@ -18,11 +20,7 @@ describe('GET /metrics', () => {
   });
   afterEach(() => app.close());
 
-  const scrape = async (): Promise<string> => {
-    const response = await request(app.getHttpServer()).get('/metrics').expect(200);
-    expect(response.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
-    return response.text;
-  };
+  const scrape = () => scrapeMetrics(app);
 
   it("serves Node's default process metrics and the HTTP metrics", async () => {
     const text = await scrape();
@@ -90,11 +88,20 @@ describe('GET /metrics', () => {
     ]);
   });
 
-  it('is not counted against the daily limit', async () => {
-    const server = app.getHttpServer();
-    const scraped = await request(server).get('/metrics').expect(200);
+  it('is served on the management port only, in the exposition format, never counted', async () => {
+    const port = app.get(MetricsServer).port;
+    const scraped = await send({ port, path: '/metrics' });
+    expect(scraped.status).toBe(200);
+    expect(scraped.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
     expect(scraped.headers['x-ratelimit-limit']).toBeUndefined();
-    await request(server).get('/metrics').expect(200);
+    expect(await send({ port, path: '/docs' })).toMatchObject({
+      status: 404,
+      json: { statusCode: 404, message: 'Not Found' },
+    });
+    // The public port does not serve it: a client can neither read it nor flood it.
+    await request(app.getHttpServer())
+      .get('/metrics')
+      .expect(404, { statusCode: 404, message: 'Cannot GET /metrics' });
     const counted = await depreciateIn(app).expect(200);
     expect(counted.headers['x-ratelimit-remaining']).toBe('99');
   });
@@ -116,7 +123,7 @@ describe('GET /metrics past the daily limit', () => {
     await depreciateIn(app).expect(429);
     await depreciateIn(app).expect(429);
 
-    const text = (await request(app.getHttpServer()).get('/metrics').expect(200)).text;
+    const text = await scrapeMetrics(app);
     expect(samples(text, 'http_requests_total')).toEqual([
       'http_requests_total{method="POST",route="/api/depreciate",status="429"} 2',
     ]);

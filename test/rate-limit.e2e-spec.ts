@@ -19,7 +19,7 @@ import {
 } from './helpers/bodies';
 import { OverLimitStorage } from './helpers/daily-limit';
 import { SettableClock } from './helpers/clock';
-import { listenTestApp } from './helpers/test-app';
+import { listenTestApp, scrapeMetrics } from './helpers/test-app';
 
 const LIMITED = limited(100);
 
@@ -238,7 +238,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
           expect(comparable(answer.headers)).toEqual(comparable(first.headers));
         }
         expect(first.text).toBe(JSON.stringify(LIMITED));
-        const metrics = (await send({ port, path: '/metrics' })).text;
+        const metrics = await scrapeMetrics(app);
         expect(metrics).toContain(
           'http_requests_total{method="POST",route="/api/depreciate",status="429"} 5',
         );

@@ -82,7 +82,7 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
           200,
           { status: 'ok', info: {}, error: {}, details: {} },
         ]);
-        const metrics = (await send({ port: server.port, path: '/metrics' })).text;
+        const metrics = await server.metrics();
         expect(metrics).toContain('daily_limit_store_shared{store="redis"} 0');
       }
 
@@ -101,7 +101,7 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
             details: { dailyLimit: shared },
           },
         ]);
-        const metrics = (await send({ port: server.port, path: '/metrics' })).text;
+        const metrics = await server.metrics();
         expect(metrics).toContain('daily_limit_store_shared{store="redis"} 1');
         expect(countLines(server.output, 'unavailable')).toBe(1);
         expect(countLines(server.output, 'Daily counters shared in Redis')).toBe(2);

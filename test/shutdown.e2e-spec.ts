@@ -46,7 +46,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('the built server on %s', (signal)
   it('refuses new connections, finishes the requests in flight, closes keep-alive connections, exits 0', async () => {
     // A keep-alive connection left idle after one answer must not hold the shutdown open.
     const idle = await RawConnection.open(server);
-    await idle.write('GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await idle.write('GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     await idle.until(isWholeResponse);
     const inFlight = await requestInFlight(server);
 
@@ -54,7 +54,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('the built server on %s', (signal)
     await logged(server, new RegExp(`^${signal} received`));
     expect(await tryConnect(server.port, server.host)).toBe('ECONNREFUSED');
     // The rest of the body, and a second request right behind it on the same connection.
-    await inFlight.write(BODY.slice(20) + 'GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await inFlight.write(BODY.slice(20) + 'GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     await inFlight.closed;
 
     const received = inFlight.received;

@@ -17,6 +17,8 @@ describe('validateEnvironment', () => {
       REQUEST_TIMEOUT_MS: 15_000,
       MAX_TRACKED_CLIENTS: 1_000_000,
       KEEP_ALIVE_TIMEOUT_MS: 5_000,
+      METRICS_PORT: 9464,
+      METRICS_HOST: '127.0.0.1',
       SHUTDOWN_TIMEOUT_MS: 10_000,
     };
     expect({ ...validateEnvironment({}) }).toEqual(expected);
@@ -48,6 +50,8 @@ describe('validateEnvironment', () => {
       REQUEST_TIMEOUT_MS: 15_000,
       MAX_TRACKED_CLIENTS: 1_000_000,
       KEEP_ALIVE_TIMEOUT_MS: 5_000,
+      METRICS_PORT: 9464,
+      METRICS_HOST: '127.0.0.1',
       SHUTDOWN_TIMEOUT_MS: 500,
     });
   });

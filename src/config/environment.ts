@@ -92,6 +92,15 @@ export class Environment {
   @WholeNumber(100, 3_600_000, 'must be a whole number of milliseconds, from 100')
   KEEP_ALIVE_TIMEOUT_MS: number = 5_000;
 
+  /** The management port, where `GET /metrics` is served (0: one the system chooses). */
+  @WholeNumber(0, 65535, 'must be an integer from 0 to 65535')
+  METRICS_PORT: number = 9464;
+
+  /** The management address: loopback unless the scraper is elsewhere. */
+  @IsString()
+  @Matches(/^[A-Za-z0-9.:-]+$/, { message: 'must be an IP address or a host name' })
+  METRICS_HOST: string = '127.0.0.1';
+
   /** How long the requests in flight may take after SIGTERM/SIGINT before the exit is forced. */
   @WholeNumber(1, 3_600_000, 'must be a whole number of milliseconds, 1 or more')
   SHUTDOWN_TIMEOUT_MS: number = DEFAULT_SHUTDOWN_TIMEOUT_MS;

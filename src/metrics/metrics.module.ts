@@ -1,12 +1,14 @@
 import { Global, Module } from '@nestjs/common';
-import { MetricsController } from './metrics.controller';
+import { MetricsServer } from './metrics.server';
 import { MetricsService } from './metrics.service';
 
-/** `GET /metrics`, and the registry any module injects (MetricsService) to add its own metrics. */
+/**
+ * The registry any module injects (MetricsService) to add its own metrics, and the management
+ * server that serves it (`GET /metrics` on METRICS_PORT, not on the public port).
+ */
 @Global()
 @Module({
-  controllers: [MetricsController],
-  providers: [MetricsService],
+  providers: [MetricsService, MetricsServer],
   exports: [MetricsService],
 })
 export class MetricsModule {}

@@ -18,12 +18,26 @@ export class ServerProcess extends RunningProcess {
   /** Use startServer, which waits until it accepts connections. */
   constructor(
     readonly port: number,
+    /** The management port, where GET /metrics is served. */
+    readonly metricsPort: number,
     env: Record<string, string>,
   ) {
     super(process.execPath, [MAIN_JS], {
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env, HOST, PORT: String(port) },
+      env: {
+        ...process.env,
+        LOG_LEVEL: 'warn',
+        ...env,
+        HOST,
+        PORT: String(port),
+        METRICS_PORT: String(metricsPort),
+      },
     });
     this.url = `http://${HOST}:${port}`;
+  }
+
+  /** GET /metrics on its management port. */
+  async metrics(): Promise<string> {
+    return (await send({ port: this.metricsPort, path: '/metrics' })).text;
   }
 
   /** stdout split into lines, each parsed as JSON (throws on a line that is not JSON). */
@@ -41,7 +55,10 @@ export class ServerProcess extends RunningProcess {
  * accepts connections.
  */
 export async function startServer(env: Record<string, string> = {}): Promise<ServerProcess> {
-  const server = new ServerProcess(await freePort(HOST), env);
+  const port = await freePort(HOST);
+  let metricsPort = await freePort(HOST);
+  while (metricsPort === port) metricsPort = await freePort(HOST);
+  const server = new ServerProcess(port, metricsPort, env);
   const listening = async () => {
     if (server.hasExited) throw new Error(`The server exited on start-up`);
     return (await tryConnect(server.port, HOST)) === 'connected';

@@ -7,8 +7,9 @@ import request from 'supertest';
 import { AppModule } from '../../src/app.module';
 import { createApp } from '../../src/app.factory';
 import { Clock } from '../../src/common/clock';
+import { MetricsServer } from '../../src/metrics/metrics.server';
 import { VALID } from './bodies';
-import { encodeBody } from './http';
+import { encodeBody, send } from './http';
 
 export interface TestAppOptions {
   /** Extra modules, controllers or providers, as a team extending the API would add them. */
@@ -63,3 +64,10 @@ export const depreciateIn = (
     .post('/api/depreciate')
     .set('Content-Type', type)
     .send(encodeBody(body));
+
+/** GET /metrics on the management port of an in-process app (METRICS_PORT=0 in tests). */
+export async function scrapeMetrics(app: INestApplication): Promise<string> {
+  const answer = await send({ port: app.get(MetricsServer).port, path: '/metrics' });
+  if (answer.status !== 200) throw new Error(`GET /metrics answered ${answer.status}`);
+  return answer.text;
+}

@@ -1,0 +1,58 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { once } from 'node:events';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Environment } from '../config/environment';
+import { MetricsService } from './metrics.service';
+
+const NOT_FOUND = JSON.stringify({ statusCode: 404, message: 'Not Found' });
+
+/**
+ * `GET /metrics` on the management port (METRICS_HOST:METRICS_PORT, 127.0.0.1:9464 by default),
+ * never on the public one: the exposition is large (~27 KB) and says much about the process, so a
+ * client of the API can neither read it nor flood it. A plain node:http server, started once the
+ * application is up and closed with it.
+ */
+@Injectable()
+export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly server: Server;
+  private readonly logger = new Logger('Metrics');
+
+  constructor(
+    private readonly metrics: MetricsService,
+    private readonly config: ConfigService<Environment, true>,
+  ) {
+    this.server = createServer((request, response) => void this.answer(request, response));
+  }
+
+  /** The port it listens on (METRICS_PORT, or the one the system chose for 0). */
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const host = this.config.get('METRICS_HOST', { infer: true });
+    this.server.listen(this.config.get('METRICS_PORT', { infer: true }), host);
+    await once(this.server, 'listening');
+    this.logger.log(`Metrics on http://${host}:${this.port}/metrics`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (!this.server.listening) return;
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  private async answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = (request.url ?? '').split('?')[0];
+    if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
+      response.writeHead(404, { 'Content-Type': 'application/json; charset=utf-8' });
+      response.end(NOT_FOUND);
+      return;
+    }
+    const text = await this.metrics.scrape();
+    response.writeHead(200, { 'Content-Type': this.metrics.contentType });
+    response.end(request.method === 'HEAD' ? undefined : text);
+  }
+}
