@@ -7,7 +7,10 @@ import { Environment, InvalidConfigurationError } from './config/environment';
 async function bootstrap(): Promise<void> {
   const app = await createApp();
   const config = app.get<ConfigService<Environment, true>>(ConfigService);
-  enableGracefulShutdown(app, config.get('SHUTDOWN_TIMEOUT_MS', { infer: true }));
+  enableGracefulShutdown(app, {
+    timeoutMs: config.get('SHUTDOWN_TIMEOUT_MS', { infer: true }),
+    drainDelayMs: config.get('SHUTDOWN_DRAIN_DELAY_MS', { infer: true }),
+  });
   const [port, host] = [config.get('PORT', { infer: true }), config.get('HOST', { infer: true })];
   await app.listen(port, host);
   // Which runtime serves matters to operators: the project pins its own (the `node` package).

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { answerAt, VALID } from './helpers/bodies';
+import { depreciate, send } from './helpers/http';
 import { parseResponses, RawConnection, tryConnect } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
 import { waitFor } from './helpers/wait';
@@ -51,7 +52,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('the built server on %s', (signal)
     const inFlight = await requestInFlight(server);
 
     server.signal(signal);
-    await logged(server, new RegExp(`^${signal} received`));
+    await logged(server, /^No new connections/);
     expect(await tryConnect(server.port, server.host)).toBe('ECONNREFUSED');
     // The rest of the body, and a second request right behind it on the same connection.
     await inFlight.write(BODY.slice(20) + 'GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
@@ -83,36 +84,124 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('the built server on %s', (signal)
         msg: 'Nest application successfully started',
       }),
     );
-    expect(lines.slice(-2)).toEqual([
+    expect(lines.slice(-3)).toEqual([
       expect.objectContaining({
         level: 'info',
         context: 'Shutdown',
-        msg: expect.stringMatching(`^${signal} received`),
+        msg: `${signal} received: not ready; no new connections in 0 ms`,
+      }),
+      expect.objectContaining({
+        level: 'info',
+        context: 'Shutdown',
+        msg: 'No new connections: finishing the requests in flight',
       }),
       expect.objectContaining({ level: 'info', context: 'Shutdown', msg: 'Closed' }),
     ]);
   }, 30_000);
 });
 
-describe('the built server stuck in a request at SIGTERM', () => {
-  it('exits anyway, with 1, once SHUTDOWN_TIMEOUT_MS has passed', async () => {
-    const server = await startServer({ LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_MS: '500' });
-    try {
-      const stuck = await requestInFlight(server);
+describe('the built server at SIGTERM with clients that never finish a request', () => {
+  let server: ServerProcess;
+  afterEach(() => server.kill());
 
-      const signalled = performance.now();
-      server.signal('SIGTERM');
-      expect(await server.exited).toEqual({ code: 1, signal: null });
-      const waited = performance.now() - signalled;
-      expect(server.logLines().at(-1)).toMatchObject({
-        level: 'error',
+  it('closes a connection that never sent whole headers, and exits 0 at once', async () => {
+    server = await startServer({ LOG_LEVEL: 'info' });
+    const slow = await RawConnection.open(server);
+    await slow.write('POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Ty');
+    const signalled = performance.now();
+    server.signal('SIGTERM');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    await slow.closed;
+    // Not after SHUTDOWN_TIMEOUT_MS (10 s): the connection held no request.
+    expect(performance.now() - signalled).toBeLessThan(3_000);
+  }, 30_000);
+
+  it('gives a body still arriving the request timeout (408), not more, and exits 0', async () => {
+    server = await startServer({
+      LOG_LEVEL: 'info',
+      HEADERS_TIMEOUT_MS: '1000',
+      REQUEST_TIMEOUT_MS: '1000',
+    });
+    const arriving = await requestInFlight(server);
+    server.signal('SIGTERM');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    await arriving.closed;
+    // After the interim 100 Continue (left out here), the 408 with the error body.
+    const [timedOut, ...more] = parseResponses(arriving.received);
+    expect(more).toEqual([]);
+    expect(timedOut.status).toBe(408);
+    expect(JSON.parse(timedOut.body.toString())).toEqual({
+      statusCode: 408,
+      message: 'Request Timeout',
+    });
+  }, 30_000);
+
+  it('closes what is still arriving at SHUTDOWN_TIMEOUT_MS and exits 0: no request was being handled', async () => {
+    server = await startServer({ LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_MS: '500' });
+    const arriving = await requestInFlight(server);
+    const signalled = performance.now();
+    server.signal('SIGTERM');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    const waited = performance.now() - signalled;
+    await arriving.closed;
+    expect(server.logLines().slice(-2)).toEqual([
+      expect.objectContaining({
+        level: 'warn',
         context: 'Shutdown',
-        msg: 'Still busy 500 ms after SIGTERM: exiting anyway',
+        msg: 'Closing 1 connection(s) that never sent a whole request',
+      }),
+      expect.objectContaining({ level: 'info', context: 'Shutdown', msg: 'Closed' }),
+    ]);
+    expect(waited).toBeGreaterThanOrEqual(500);
+    expect(waited).toBeLessThan(5_000);
+  }, 30_000);
+});
+
+describe('the built server at SIGTERM under load', () => {
+  it('answers or refuses every connection, resetting none that sent a request', async () => {
+    const server = await startServer();
+    try {
+      // 300 clients, one connection each, and the signal while they arrive.
+      const outcomes = Array.from({ length: 300 }, (_, i) =>
+        depreciate(server.port, {
+          from: `127.0.${40 + Math.floor(i / 250)}.${(i % 250) + 1}`,
+        }).then(
+          (answer) => String(answer.status),
+          (error: NodeJS.ErrnoException) => error.code ?? error.message,
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      server.signal('SIGTERM');
+      const seen = (await Promise.all(outcomes)).reduce<Record<string, number>>(
+        (counts, outcome) => ({ ...counts, [outcome]: (counts[outcome] ?? 0) + 1 }),
+        {},
+      );
+      expect(
+        Object.keys(seen).filter((outcome) => outcome !== '200' && outcome !== 'ECONNREFUSED'),
+      ).toEqual([]);
+      expect(seen['200']).toBeGreaterThan(0);
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      await server.kill();
+    }
+  }, 30_000);
+});
+
+describe('the built server with SHUTDOWN_DRAIN_DELAY_MS', () => {
+  it('answers readiness 503 and still serves requests during the delay, then exits 0', async () => {
+    const server = await startServer({ LOG_LEVEL: 'info', SHUTDOWN_DRAIN_DELAY_MS: '1500' });
+    try {
+      server.signal('SIGTERM');
+      await logged(server, /^SIGTERM received: not ready; no new connections in 1500 ms$/);
+      const ready = await send({ port: server.port, path: '/health/ready' });
+      expect(ready).toMatchObject({
+        status: 503,
+        json: { statusCode: 503, message: 'Not ready: shutting down' },
       });
-      // It waited for the timeout, and not for the default 10 s.
-      expect(waited).toBeGreaterThanOrEqual(500);
-      expect(waited).toBeLessThan(5_000);
-      stuck.close();
+      const served = await depreciate(server.port);
+      expect(served.status).toBe(200);
+      expect(served.headers.connection).toBe('close');
+      expect(await server.exited).toEqual({ code: 0, signal: null });
     } finally {
       await server.kill();
     }

@@ -1,59 +1,147 @@
 import { INestApplication, Logger } from '@nestjs/common';
 import { subscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ShutdownState } from './shutdown-state';
 
 const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
+/** The listener stays open until this long passes without a new connection: the kernel's queue is empty. */
+const QUIET_MS = 20;
+const MAX_ACCEPT_WAIT_MS = 500;
+/** After the listener closes, connections that have sent no whole request's headers are closed. */
+const SWEEP_AFTER_MS = 100;
+
+export interface ShutdownOptions {
+  /** SHUTDOWN_TIMEOUT_MS: how long the requests being handled may take. */
+  timeoutMs: number;
+  /** SHUTDOWN_DRAIN_DELAY_MS: how long readiness answers 503 while requests are still served. */
+  drainDelayMs: number;
+}
+
+const REQUEST = Symbol('shutdownRequest');
+const STARTED = Symbol('shutdownRequestStarted');
+type TrackedSocket = Socket & { [REQUEST]?: IncomingMessage; [STARTED]?: number };
+
+/** What a connection holds: nothing of a request, a request still arriving, or one being handled. */
+export function connectionHolds(socket: TrackedSocket): 'nothing' | 'arriving' | 'handled' {
+  const request = socket[REQUEST];
+  if (request === undefined) return 'nothing';
+  return request.complete ? 'handled' : 'arriving';
+}
+
+/** Every open connection of `server`, and the request each one is on. */
+export function trackConnections(server: Server): Set<TrackedSocket> {
+  const open = new Set<TrackedSocket>();
+  server.on('connection', (socket: TrackedSocket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket as TrackedSocket;
+    socket[REQUEST] = request;
+    socket[STARTED] = Date.now();
+    response.once('close', () => {
+      if (socket[REQUEST] === request) socket[REQUEST] = undefined;
+    });
+  });
+  return open;
+}
+
+/** Resolves once QUIET_MS pass with no new connection: what the kernel had queued is taken in. */
+async function acceptQueued(server: Server): Promise<void> {
+  let accepted = 0;
+  const count = () => (accepted += 1);
+  server.on('connection', count);
+  const deadline = Date.now() + MAX_ACCEPT_WAIT_MS;
+  for (let before = -1; before !== accepted && Date.now() < deadline;) {
+    before = accepted;
+    await sleep(QUIET_MS);
+  }
+  server.off('connection', count);
+}
 
 /**
- * Stops accepting connections and resolves once every open connection has ended. Idle keep-alive
- * connections are closed at once (`server.close()` does that); a request arriving on an open
- * connection is answered with `Connection: close`; a connection whose answer was in flight is
- * closed as soon as that answer is sent (through Node's diagnostics channel, which costs nothing
- * until subscribed), rather than after the keep-alive timeout.
+ * Closes the listener and resolves once every connection has ended. Answers carry
+ * `Connection: close` from here on; idle keep-alive connections are closed at once, and those that
+ * have not sent a whole request's headers SWEEP_AFTER_MS later; a connection is closed as soon as its answer is
+ * sent (through Node's diagnostics channel, free until subscribed). A request whose body is still
+ * arriving has until the request timeout (REQUEST_TIMEOUT_MS), which answers 408 and closes.
  */
-function drain(server: Server): Promise<void> {
-  server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) =>
-    response.setHeader('Connection', 'close'),
-  );
+function close(server: Server, open: Set<TrackedSocket>): Promise<void> {
   subscribe('http.server.response.finish', (message) => {
     if ((message as { server?: unknown }).server === server) {
       setImmediate(() => server.closeIdleConnections());
     }
   });
-  return new Promise((resolve) => server.close(() => resolve()));
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // A request a client had already sent is read within a few event-loop turns; a connection still
+  // holding nothing after that is a slow client's, holding the shutdown open.
+  setTimeout(() => {
+    for (const socket of open) if (connectionHolds(socket) === 'nothing') socket.destroy();
+  }, SWEEP_AFTER_MS).unref();
+  // Node stops checking request timeouts once its listener is closed: the same check, here.
+  const timeouts = setInterval(() => {
+    for (const socket of open) {
+      const started = socket[STARTED] ?? Date.now();
+      if (connectionHolds(socket) !== 'arriving' || Date.now() - started < server.requestTimeout) {
+        continue;
+      }
+      const timedOut = Object.assign(new Error('Request timeout'), {
+        code: 'ERR_HTTP_REQUEST_TIMEOUT',
+      });
+      server.emit('clientError', timedOut, socket);
+    }
+  }, 250).unref();
+  return closed.finally(() => clearInterval(timeouts));
 }
 
 /**
- * On SIGTERM or SIGINT: refuse new connections, let the requests in flight finish, then close the
- * application (every module's shutdown hooks: the Redis client quits there) and exit 0. Nest's own
- * `enableShutdownHooks()` is not used: it runs `onModuleDestroy` before the HTTP server stops, so
- * resources would close under requests still running, and it ends by re-raising the signal (exit
- * code 143, not 0). Past `timeoutMs` (SHUTDOWN_TIMEOUT_MS, 10 s by default) the process exits 1,
- * whatever still hangs.
+ * On SIGTERM or SIGINT: readiness answers 503 at once, and for `drainDelayMs` requests are still
+ * served (a load balancer needs time to stop sending); then what the kernel has queued is accepted,
+ * the listener closed, the requests in flight finished, the application closed (every module's
+ * shutdown hooks: the Redis client quits there) and the process exits 0. Nest's own
+ * `enableShutdownHooks()` is not used: it runs `onModuleDestroy` before the HTTP server stops, and
+ * re-raises the signal (exit code 143). Past `timeoutMs` the connections left are closed; the exit
+ * is 0 if none of them had a request being handled (only requests still arriving), else 1.
  */
-export function enableGracefulShutdown(app: INestApplication, timeoutMs: number): void {
+export function enableGracefulShutdown(app: INestApplication, options: ShutdownOptions): void {
   const logger = new Logger('Shutdown');
+  const server = app.getHttpServer() as Server;
+  const open = trackConnections(server);
   let closing = false;
-  const shutdown = (signal: NodeJS.Signals): void => {
+  const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
     if (closing) return;
     closing = true;
-    // The listening socket closes first, so whoever reads this line finds new connections refused.
-    const drained = drain(app.getHttpServer() as Server);
-    logger.log(`${signal} received: no new connections, finishing the requests in flight`);
+    app.get(ShutdownState).draining = true;
+    server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) =>
+      response.setHeader('Connection', 'close'),
+    );
+    logger.log(`${signal} received: not ready; no new connections in ${options.drainDelayMs} ms`);
+    await sleep(options.drainDelayMs);
+    await acceptQueued(server);
+    const closed = close(server, open);
+    logger.log('No new connections: finishing the requests in flight');
     setTimeout(() => {
-      logger.error(`Still busy ${timeoutMs} ms after ${signal}: exiting anyway`);
-      process.exit(1);
-    }, timeoutMs).unref();
-    drained
-      .then(() => app.close())
-      .then(() => {
-        logger.log('Closed');
-        process.exit(0);
-      })
-      .catch((error: unknown) => {
+      const handled = [...open].filter((socket) => connectionHolds(socket) === 'handled');
+      if (handled.length > 0) {
+        logger.error(`Still busy ${options.timeoutMs} ms after ${signal}: exiting anyway`);
+        process.exit(1);
+      }
+      logger.warn(`Closing ${open.size} connection(s) that never sent a whole request`);
+      for (const socket of open) socket.destroy();
+    }, options.timeoutMs).unref();
+    await closed;
+    await app.close();
+    logger.log('Closed');
+    process.exit(0);
+  };
+  for (const signal of SIGNALS) {
+    process.on(signal, (received: NodeJS.Signals) => {
+      shutdown(received).catch((error: unknown) => {
         logger.error('Shutdown failed', error instanceof Error ? error.stack : String(error));
         process.exit(1);
       });
-  };
-  for (const signal of SIGNALS) process.on(signal, shutdown);
+    });
+  }
 }

@@ -19,6 +19,7 @@ describe('validateEnvironment', () => {
       KEEP_ALIVE_TIMEOUT_MS: 5_000,
       METRICS_PORT: 9464,
       METRICS_HOST: '127.0.0.1',
+      SHUTDOWN_DRAIN_DELAY_MS: 0,
       SHUTDOWN_TIMEOUT_MS: 10_000,
     };
     expect({ ...validateEnvironment({}) }).toEqual(expected);
@@ -52,6 +53,7 @@ describe('validateEnvironment', () => {
       KEEP_ALIVE_TIMEOUT_MS: 5_000,
       METRICS_PORT: 9464,
       METRICS_HOST: '127.0.0.1',
+      SHUTDOWN_DRAIN_DELAY_MS: 0,
       SHUTDOWN_TIMEOUT_MS: 500,
     });
   });

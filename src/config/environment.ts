@@ -101,6 +101,10 @@ export class Environment {
   @Matches(/^[A-Za-z0-9.:-]+$/, { message: 'must be an IP address or a host name' })
   METRICS_HOST: string = '127.0.0.1';
 
+  /** After SIGTERM/SIGINT, how long readiness answers 503 while requests are still served. */
+  @WholeNumber(0, 3_600_000, 'must be a whole number of milliseconds, 0 or more')
+  SHUTDOWN_DRAIN_DELAY_MS: number = 0;
+
   /** How long the requests in flight may take after SIGTERM/SIGINT before the exit is forced. */
   @WholeNumber(1, 3_600_000, 'must be a whole number of milliseconds, 1 or more')
   SHUTDOWN_TIMEOUT_MS: number = DEFAULT_SHUTDOWN_TIMEOUT_MS;

@@ -2,6 +2,7 @@ import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService } from '@nestjs/terminus';
 import { SkipThrottle } from '@nestjs/throttler';
+import { ShutdownState } from '../common/shutdown-state';
 import { type DailyLimitHealth, DailyLimitHealthIndicator } from '../rate-limit/daily-limit.health';
 
 /** The reason of the first failed check, for the `{statusCode, message}` body of a 503. */
@@ -23,6 +24,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly dailyLimit: DailyLimitHealthIndicator,
+    private readonly shutdown: ShutdownState,
   ) {}
 
   /** The store's state, always 200 while the process answers. */
@@ -38,10 +40,11 @@ export class HealthController {
     return this.health.check([]);
   }
 
-  /** Readiness: 503 with the reason while this instance cannot count with the others. */
+  /** Readiness: 503 with the reason while shutting down, or while it cannot count with the others. */
   @Get('ready')
   @HealthCheck()
   async ready(): Promise<HealthCheckResult> {
+    if (this.shutdown.draining) throw new ServiceUnavailableException('Not ready: shutting down');
     try {
       return await this.health.check([() => this.dailyLimit.check('dailyLimit')]);
     } catch (error) {
