@@ -67,11 +67,6 @@ async function fire(
   return { sent: next - from, failures };
 }
 
-async function residentMemory(server: ServerProcess): Promise<number> {
-  const text = await server.metrics();
-  return Number(/^process_resident_memory_bytes (\d+)/m.exec(text)?.[1]);
-}
-
 function report(failures: Failure[], seed: number): string {
   return `fuzz seed ${seed} (replay: FUZZ_SEED=${seed} npm test -- test/fuzz.e2e-spec.ts)\n${JSON.stringify(failures, null, 2)}`;
 }
@@ -97,9 +92,9 @@ describe('fuzzing the built server', () => {
       const deadline = Date.now() + TIME_BUDGET_MS;
 
       const warmUp = await fire(server, requests, 0, WARM_UP, limit, deadline);
-      const rssBefore = await residentMemory(server);
+      const rssBefore = await server.residentMemory();
       const run = await fire(server, requests, WARM_UP, RUNS, limit, deadline);
-      const rssAfter = await residentMemory(server);
+      const rssAfter = await server.residentMemory();
       console.log(
         `fuzz: ${warmUp.sent + run.sent} requests; RSS ${(rssBefore / 2 ** 20).toFixed(1)} MiB after ` +
           `the warm-up, ${(rssAfter / 2 ** 20).toFixed(1)} MiB after the run`,

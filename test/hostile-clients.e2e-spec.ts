@@ -1,8 +1,8 @@
 import { TOO_LARGE } from './helpers/bodies';
 import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
 import { remaining } from './helpers/daily-limit';
-import { depreciate } from './helpers/http';
-import { exchange, parseResponses } from './helpers/raw-http';
+import { depreciate, send } from './helpers/http';
+import { exchange, parseResponses, RawConnection } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
 
 /**
@@ -60,4 +60,110 @@ describe('hostile clients (built server)', () => {
     expect(await via('unknown')).toBe(1);
     expect(await via('client.example')).toBe(0);
   });
+
+  it(
+    'holds its memory when one address pipelines thousands of requests it never reads',
+    async () => {
+      const before = await server.residentMemory();
+      const flood = 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'.repeat(5_000);
+      const floods = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          RawConnection.open({ port: server.port, localAddress: '127.0.0.73', unread: true }),
+        ),
+      );
+      await Promise.all(floods.map((connection) => within(5_000, connection.write(flood))));
+      // Each connection is closed past MAX_PIPELINED_REQUESTS (8) waiting answers.
+      await within(5_000, Promise.all(floods.map((connection) => connection.closed)));
+      expect(
+        await send({ port: server.port, path: '/health/live', localAddress: '127.0.0.74' }),
+      ).toMatchObject({ status: 200 });
+      // Node parses a whole read (64 KiB, ~1,800 of these requests) before a close takes effect, so
+    // each connection leaves at most one read's garbage; holding all 100,000 took ~700 MB.
+    const grown = (await server.residentMemory()) - before;
+      expect(grown).toBeLessThan(192 * 2 ** 20);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it('answers a client that pipelines within the depth, and reads its answers', async () => {
+    const request = 'GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+    const last = 'GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n';
+    const { received, closed } = await exchange(Buffer.from(request.repeat(7) + last), {
+      port: server.port,
+      localAddress: '127.0.0.75',
+    });
+    expect(closed).toBe(true);
+    expect(parseResponses(received).map((answer) => answer.status)).toEqual(Array(8).fill(200));
+  });
 });
+
+describe('a descriptor flood (built server, 256 descriptors)', () => {
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    server = await startServer(
+      { HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000', RATE_LIMIT_PER_DAY: '1000' },
+      { descriptors: 256 },
+    );
+  }, PROCESS_TEST_TIMEOUT_MS);
+
+  afterAll(() => server?.stop(), PROCESS_TEST_TIMEOUT_MS);
+
+  /** Connections from `address` that each send headers and one byte of a declared 8,000. */
+  const holdOpen = (address: string, count: number) =>
+    Promise.all(
+      Array.from({ length: count }, async () => {
+        const connection = await RawConnection.open({ port: server.port, localAddress: address });
+        await connection.write(
+          'POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+            'Content-Type: application/json\r\nContent-Length: 8000\r\n\r\n{',
+        );
+        let open = true;
+        void connection.closed.then(() => (open = false));
+        return { connection, isOpen: () => open };
+      }),
+    );
+
+  it(
+    'keeps one address to MAX_CONNECTIONS_PER_CLIENT, serves others, and times the rest out',
+    async () => {
+      const held = await holdOpen('127.0.21.1', 100);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // 32 kept (each waiting for its body); the other 68 closed as they were accepted.
+      expect(held.filter((h) => h.isOpen()).length).toBe(32);
+      expect((await depreciate(server.port, { from: '127.0.21.2' })).status).toBe(200);
+      // REQUEST_TIMEOUT_MS later, each of the 32 got 408 with the error body, and was closed.
+      await within(5_000, Promise.all(held.map((h) => h.connection.closed)));
+      const answers = held.flatMap((h) => parseResponses(h.connection.received));
+      expect(answers.map((answer) => answer.status)).toEqual(Array(32).fill(408));
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'stays below its descriptor limit when many addresses flood it, and serves again after',
+    async () => {
+      const held = (
+        await Promise.all(Array.from({ length: 12 }, (_, i) => holdOpen(`127.0.22.${i + 1}`, 32)))
+      ).flat();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // MAX_CONNECTIONS is 90 % of 256: the rest were closed as they came, and the process lives.
+      const open = held.filter((h) => h.isOpen()).length;
+      expect(open).toBeGreaterThan(100);
+      expect(open).toBeLessThanOrEqual(230);
+      expect(server.hasExited).toBe(false);
+      await within(5_000, Promise.all(held.map((h) => h.connection.closed)));
+      expect((await depreciate(server.port, { from: '127.0.22.100' })).status).toBe(200);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+});
+
+/** `promise`, or a rejection after `ms`: every wait of these tests is bounded. */
+function within<T>(ms: number, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Still waiting after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

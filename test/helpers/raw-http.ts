@@ -13,6 +13,8 @@ export interface ConnectOptions {
   port: number;
   /** Local address to connect from (any 127.0.0.N, so one test can be many clients). */
   localAddress?: string;
+  /** Never read what the server sends (a client that does not consume its answers). */
+  unread?: boolean;
 }
 
 /**
@@ -27,9 +29,9 @@ export class RawConnection {
   private readonly chunks: Buffer[] = [];
   private ended = false;
 
-  constructor({ host = '127.0.0.1', port, localAddress }: ConnectOptions) {
+  constructor({ host = '127.0.0.1', port, localAddress, unread = false }: ConnectOptions) {
     this.socket = connect({ host, port, localAddress });
-    this.socket.on('data', (chunk: Buffer) => this.chunks.push(chunk));
+    if (!unread) this.socket.on('data', (chunk: Buffer) => this.chunks.push(chunk));
     this.socket.on('error', () => undefined); // the close that follows tells
     this.closed = new Promise((resolve) =>
       this.socket.on('close', () => {

@@ -21,8 +21,13 @@ export class ServerProcess extends RunningProcess {
     /** The management port, where GET /metrics is served. */
     readonly metricsPort: number,
     env: Record<string, string>,
+    /** Run it under this limit on open file descriptors (prlimit, util-linux). */
+    descriptors?: number,
   ) {
-    super(process.execPath, [MAIN_JS], {
+    const node = [process.execPath, MAIN_JS];
+    const limited = descriptors ? ['prlimit', `--nofile=${descriptors}:${descriptors}`, '--'] : [];
+    const [command, ...args] = [...limited, ...node];
+    super(command, args, {
       env: {
         ...process.env,
         LOG_LEVEL: 'warn',
@@ -40,6 +45,11 @@ export class ServerProcess extends RunningProcess {
     return (await send({ port: this.metricsPort, path: '/metrics' })).text;
   }
 
+  /** Its resident memory in bytes, as its own metrics report it. */
+  async residentMemory(): Promise<number> {
+    return Number(/^process_resident_memory_bytes (\d+)/m.exec(await this.metrics())?.[1]);
+  }
+
   /** stdout split into lines, each parsed as JSON (throws on a line that is not JSON). */
   logLines(): Record<string, unknown>[] {
     return this.stdout
@@ -54,11 +64,14 @@ export class ServerProcess extends RunningProcess {
  * environment (LOG_LEVEL warn unless given), on a free port of 127.0.0.1, and resolves once it
  * accepts connections.
  */
-export async function startServer(env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startServer(
+  env: Record<string, string> = {},
+  { descriptors }: { descriptors?: number } = {},
+): Promise<ServerProcess> {
   const port = await freePort(HOST);
   let metricsPort = await freePort(HOST);
   while (metricsPort === port) metricsPort = await freePort(HOST);
-  const server = new ServerProcess(port, metricsPort, env);
+  const server = new ServerProcess(port, metricsPort, env, descriptors);
   const listening = async () => {
     if (server.hasExited) throw new Error(`The server exited on start-up`);
     return (await tryConnect(server.port, HOST)) === 'connected';
