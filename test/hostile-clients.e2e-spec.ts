@@ -159,6 +159,40 @@ describe('a descriptor flood (built server, 256 descriptors)', () => {
   );
 });
 
+describe('more clients in a day than MAX_TRACKED_CLIENTS (built server)', () => {
+  it('counts new clients under their /16 once full, and keeps the budgets already counted', async () => {
+    const server = await startServer({
+      MAX_TRACKED_CLIENTS: '1000',
+      RATE_LIMIT_PER_DAY: '5',
+      LOG_LEVEL: 'info',
+    });
+    try {
+      const from = (i: number) => `127.1.${Math.floor(i / 250)}.${(i % 250) + 1}`;
+      for (let i = 0; i < 1000; i++) await depreciate(server.port, { from: from(i) });
+      // Full: two new clients of 127.2.0.0/16 share one budget; a client already counted keeps its own.
+      const at = async (address: string) =>
+        remaining(await depreciate(server.port, { from: address }));
+      expect(await at('127.2.0.1')).toBe(4);
+      expect(await at('127.2.9.9')).toBe(3);
+      expect(await at(from(0))).toBe(3);
+      const metrics = await server.metrics();
+      expect(metrics).toContain('daily_limit_memory_keys{kind="client"} 1000');
+      expect(metrics).toContain('daily_limit_memory_keys{kind="widened"} 1');
+      const widening = server
+        .logLines()
+        .filter((line) => /MAX_TRACKED_CLIENTS/.test(String(line.msg)));
+      expect(widening).toEqual([
+        expect.objectContaining({
+          level: 'warn',
+          msg: '1000 clients counted today (MAX_TRACKED_CLIENTS): new clients now share the budget of their IPv4 /16 or IPv6 /32 until 00:00 UTC',
+        }),
+      ]);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+});
+
 /** `promise`, or a rejection after `ms`: every wait of these tests is bounded. */
 function within<T>(ms: number, promise: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

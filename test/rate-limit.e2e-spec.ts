@@ -226,12 +226,25 @@ describe('the daily limit (e2e, through AppModule)', () => {
       });
 
       it('answers the same 429 before reading the body, whatever the body or its type', async () => {
-        const later = [
+        const later: HttpAnswer[] = [
           await depreciate(port),
           await depreciate(port, { body: '{' }),
           await depreciate(port, { body: `{"a":"${'x'.repeat(BODY_LIMIT_BYTES)}"}` }),
           await depreciate(port, { body: 'x', type: 'text/plain' }),
         ];
+        // Every spelling Express routes to the operation: a trailing slash, another case.
+        for (const path of ['/api/depreciate/', '/API/Depreciate']) {
+          const oversized = `{"a":"${'x'.repeat(BODY_LIMIT_BYTES)}"}`;
+          later.push(
+            await send({
+              port,
+              method: 'POST',
+              path,
+              headers: { 'content-type': 'application/json' },
+              body: oversized,
+            }),
+          );
+        }
         for (const answer of later) {
           expect(answer.status).toBe(429);
           expect(answer.text).toBe(first.text);
@@ -240,7 +253,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
         expect(first.text).toBe(JSON.stringify(LIMITED));
         const metrics = await scrapeMetrics(app);
         expect(metrics).toContain(
-          'http_requests_total{method="POST",route="/api/depreciate",status="429"} 5',
+          'http_requests_total{method="POST",route="/api/depreciate",status="429"} 7',
         );
       });
 
