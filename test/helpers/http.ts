@@ -1,5 +1,6 @@
 import { IncomingHttpHeaders, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { recordAnswer } from './answers';
 import { VALID } from './bodies';
 
 export interface HttpAnswer {
@@ -94,6 +95,12 @@ export async function depreciate(
     headers: { ...(type === null ? {} : { 'content-type': type }), ...headers },
     body: encodeBody(body),
     localAddress: from,
+  });
+  recordAnswer({
+    method: 'POST',
+    path: '/api/depreciate',
+    status: answer.status,
+    body: answer.json,
   });
   return { ...answer, ms: performance.now() - started };
 }

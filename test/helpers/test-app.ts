@@ -8,6 +8,7 @@ import { AppModule } from '../../src/app.module';
 import { createApp } from '../../src/app.factory';
 import { Clock } from '../../src/common/clock';
 import { MetricsServer } from '../../src/metrics/metrics.server';
+import { recordAnswer } from './answers';
 import { VALID } from './bodies';
 import { encodeBody, send } from './http';
 
@@ -63,7 +64,10 @@ export const depreciateIn = (
   request(app.getHttpServer())
     .post('/api/depreciate')
     .set('Content-Type', type)
-    .send(encodeBody(body));
+    .send(encodeBody(body))
+    .expect(({ status, body: answered }) => {
+      recordAnswer({ method: 'POST', path: '/api/depreciate', status, body: answered as unknown });
+    });
 
 /** GET /metrics on the management port of an in-process app (METRICS_PORT=0 in tests). */
 export async function scrapeMetrics(app: INestApplication): Promise<string> {
