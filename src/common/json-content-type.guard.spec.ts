@@ -1,5 +1,5 @@
 import { ExecutionContext, UnsupportedMediaTypeException } from '@nestjs/common';
-import { toErrorBody } from './error-body';
+import { errorBodyOf } from '../../test/helpers/errors';
 import { isJsonContentType, JsonContentTypeGuard } from './json-content-type.guard';
 
 describe('JSON content type', () => {
@@ -27,14 +27,8 @@ describe('JSON content type', () => {
     const context = {
       switchToHttp: () => ({ getRequest: () => ({ headers: { 'content-type': 'text/plain' } }) }),
     } as unknown as ExecutionContext;
-    let thrown: unknown;
-    try {
-      new JsonContentTypeGuard().canActivate(context);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(UnsupportedMediaTypeException);
-    expect(toErrorBody(thrown)).toEqual({
+    expect(errorBodyOf(() => new JsonContentTypeGuard().canActivate(context))).toEqual({
+      thrown: UnsupportedMediaTypeException.name,
       statusCode: 415,
       message: 'Content-Type must be application/json',
       expected: true,

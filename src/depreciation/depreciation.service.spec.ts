@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import { toErrorBody } from '../common/error-body';
+import { errorBodyOf } from '../../test/helpers/errors';
 import { SettableClock } from '../../test/helpers/clock';
 import { DepreciationService } from './depreciation.service';
 import { README_EXAMPLE_ANSWER } from '../../test/fixtures/readme-example';
@@ -55,14 +55,8 @@ describe('DepreciationService', () => {
   });
 
   it('refuses a purchase year after the current UTC year, answered as invalid input', () => {
-    let thrown: unknown;
-    try {
-      service.calculate({ ...sedan, purchaseYear: 2027 });
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(BadRequestException);
-    expect(toErrorBody(thrown)).toEqual({
+    expect(errorBodyOf(() => service.calculate({ ...sedan, purchaseYear: 2027 }))).toEqual({
+      thrown: BadRequestException.name,
       statusCode: 400,
       message: 'Invalid input parameters',
       expected: true,
