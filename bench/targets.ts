@@ -31,6 +31,8 @@ export interface Row {
 /** The environment of every target: loopback only, production mode, stdout not a TTY. */
 export const commonEnv = (): Record<string, string> => ({
   HOST: '127.0.0.1',
+  // Several services run at once: each takes a free management port for its /metrics.
+  METRICS_PORT: '0',
   NODE_ENV: 'production',
   LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
 });
