@@ -10,6 +10,15 @@ import { DailyLimitRecord, DailyLimitStorage } from './daily-limit.storage';
 import { setRateLimitHeaders } from './rate-limit-headers';
 
 /**
+ * `"POST /api/depreciate"`: a route as Express matches it, case-insensitive and with or without a
+ * trailing slash (its default routing), so every spelling that reaches a handler is refused alike.
+ */
+function routeKey({ method, path }: Pick<Request, 'method' | 'path'>): string {
+  const bare = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return `${method} ${bare.toLowerCase()}`;
+}
+
+/**
  * The daily limit, decided in one place: RATE_LIMIT_PER_DAY requests per client per UTC day, one
  * budget per client across the API (docs/contract.md, "Daily limit"). The guard counts through
  * `admit`; the early refusal answers through `refuseEarly`. Both write the same headers and the
@@ -19,15 +28,6 @@ import { setRateLimitHeaders } from './rate-limit-headers';
  * limit is answered there before its body is read (no parsing, no routing, no store round trip).
  * It covers routes whose path has no parameters, and only requests keyed by the client address.
  */
-/**
- * `"POST /api/depreciate"`: a route as Express matches it, case-insensitive and with or without a
- * trailing slash (its default routing), so every spelling that reaches a handler is refused alike.
- */
-function routeKey({ method, path }: Pick<Request, 'method' | 'path'>): string {
-  const bare = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-  return `${method} ${bare.toLowerCase()}`;
-}
-
 @Injectable()
 export class DailyLimitPolicy {
   /** Requests per client per UTC day. */
