@@ -2,7 +2,12 @@ import { Logger, LoggerService, OnApplicationShutdown, OnModuleInit } from '@nes
 import { once } from 'node:events';
 import type Redis from 'ioredis';
 import { Clock } from '../common/clock';
-import { DailyLimitRecord, DailyLimitState, DailyLimitStorage } from './daily-limit.storage';
+import {
+  DailyLimitRecord,
+  DailyLimitState,
+  DailyLimitStorage,
+  dailyRecord,
+} from './daily-limit.storage';
 import { secondsUntilReset, utcDateKey, utcDayNumber } from './daily-window';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 import './redis-client';
@@ -70,13 +75,19 @@ export class RedisDailyLimitStorage
   async hit(key: string, limit: number): Promise<DailyLimitRecord> {
     const now = this.clock.now().getTime();
     if (this.counting === 'redis') {
+      let shared: number | undefined;
       try {
         const ttl = secondsUntilReset(now) + EXPIRY_GRACE_SECONDS;
-        // Added to the shared count: whatever happened meanwhile, it is not counted alone too.
-        const shared = await this.redis.dailyAdd(redisKey(key, now), 1, ttl);
-        return this.memory.hit(key, limit, shared, now);
+        shared = await this.redis.dailyAdd(redisKey(key, now), 1, ttl);
       } catch (error) {
         this.fallBack(error instanceof Error ? error.message : String(error));
+      }
+      // Added to the shared count: whatever happened meanwhile, it is not counted alone too. The
+      // shared count is exact: a full local copy does not make the client share a wider budget.
+      if (shared !== undefined) {
+        return this.memory.tracks(key, now)
+          ? this.memory.hit(key, limit, shared, now)
+          : dailyRecord(shared, limit, secondsUntilReset(now));
       }
     }
     this.countAlone(redisKey(key, now), now);
@@ -108,10 +119,12 @@ export class RedisDailyLimitStorage
     return this.stopped;
   }
 
+  /** Remembers a hit counted alone, for as many clients as the memory store tracks (the bound). */
   private countAlone(key: string, now: number): void {
     const entry = this.alone.get(key);
     if (entry) entry.hits += 1;
-    else this.alone.set(key, { hits: 1, day: utcDayNumber(now) });
+    else if (this.alone.size < this.memory.maxClients)
+      this.alone.set(key, { hits: 1, day: utcDayNumber(now) });
   }
 
   private fallBack(reason: string): void {
@@ -131,11 +144,17 @@ export class RedisDailyLimitStorage
     }, RECOVERY_PROBE_MS).unref();
   }
 
-  /** Once Redis answers: add what was counted alone, then count in Redis again. One at a time. */
+  /**
+   * Once Redis answers: add what was counted alone, count in Redis again, then add what was counted
+   * alone meanwhile (under load, new hits would otherwise keep the catch-up from ever ending).
+   * One at a time.
+   */
   private recover(): Promise<void> {
     if (this.counting === 'redis' || this.closing) return Promise.resolve();
     const failures = this.failures;
-    this.recovering ??= this.addCountedAlone()
+    this.recovering ??= this.redis
+      .ping()
+      .then(() => this.addCountedAlone())
       .then(() => {
         if (failures !== this.failures || this.closing) return;
         clearInterval(this.probe);
@@ -143,6 +162,7 @@ export class RedisDailyLimitStorage
         this.counting = 'redis';
         this.since = this.clock.now();
         this.logger.log(`Daily counters shared in Redis at ${this.address}`);
+        return this.addCountedAlone().catch((error: unknown) => this.fallBack(String(error)));
       })
       .catch((error: unknown) => {
         this.lastError = error instanceof Error ? error.message : String(error);
@@ -151,19 +171,30 @@ export class RedisDailyLimitStorage
     return this.recovering;
   }
 
-  /** Adds each client's hits counted alone to its shared count; hits counted meanwhile too. */
+  /**
+   * Adds each client's hits counted alone so far to its shared count, all at once (pipelined);
+   * what could not be added is kept for the next try.
+   */
   private async addCountedAlone(): Promise<void> {
-    await this.redis.ping();
-    while (this.alone.size > 0) {
-      const now = this.clock.now().getTime();
-      for (const [key, entry] of [...this.alone]) {
-        const { hits, day } = entry;
-        const ttl = (day === utcDayNumber(now) ? secondsUntilReset(now) : 0) + EXPIRY_GRACE_SECONDS;
-        await this.redis.dailyAdd(key, hits, ttl);
-        entry.hits -= hits;
-        if (entry.hits === 0) this.alone.delete(key);
-      }
+    const batch = [...this.alone];
+    this.alone.clear();
+    const now = this.clock.now().getTime();
+    const results = await Promise.allSettled(
+      batch.map(([key, { hits, day }]) =>
+        this.redis.dailyAdd(
+          key,
+          hits,
+          (day === utcDayNumber(now) ? secondsUntilReset(now) : 0) + EXPIRY_GRACE_SECONDS,
+        ),
+      ),
+    );
+    const failed = results.flatMap((result, i) => (result.status === 'rejected' ? [batch[i]] : []));
+    for (const [key, { hits, day }] of failed) {
+      const entry = this.alone.get(key);
+      if (entry) entry.hits += hits;
+      else this.alone.set(key, { hits, day });
     }
+    if (failed.length > 0) throw new Error(`${failed.length} catch-up additions failed`);
   }
 
   private async start(): Promise<void> {
@@ -184,6 +215,8 @@ export class RedisDailyLimitStorage
   private async stop(): Promise<void> {
     this.closing = true;
     clearInterval(this.probe);
+    // What was counted alone reaches Redis before the instance goes, if Redis answers.
+    if (this.redis.status === 'ready') await this.addCountedAlone().catch(() => undefined);
     if (this.redis.status === 'ready') {
       await this.redis.quit().catch(() => this.redis.disconnect());
     } else {
