@@ -85,7 +85,8 @@ export class Environment {
    * Clients the in-memory counters track per UTC day (~100 bytes each); past it, new clients share
    * the budget of their IPv4 /16 or IPv6 /32.
    */
-  @WholeNumber(1_000, 100_000_000, 'must be a whole number of clients, 1000 or more')
+  // At most 10 million: a V8 Map holds 16.7 million entries, and a prefix reserve comes on top.
+  @WholeNumber(1_000, 10_000_000, 'must be a whole number of clients, from 1000 to 10000000')
   MAX_TRACKED_CLIENTS: number = DEFAULT_MAX_TRACKED_CLIENTS;
 
   /** How long an idle keep-alive connection stays open, in milliseconds. */

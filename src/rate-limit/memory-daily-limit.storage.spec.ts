@@ -90,6 +90,14 @@ describe('MemoryDailyLimitStorage', () => {
     });
   });
 
+  it("answers a late hit of yesterday without resetting today's counts", () => {
+    clock.set('2026-11-22T00:00:01.000Z');
+    storage.hit('a', 3);
+    const yesterday = Date.parse('2026-11-21T23:59:59.900Z');
+    expect(storage.hit('a', 3, 7, yesterday)).toMatchObject({ totalHits: 7, isBlocked: true });
+    expect(storage.hit('a', 3).totalHits).toBe(2);
+  });
+
   describe('bounded to maxClients a day', () => {
     let warnings: string[];
     const full = (max: number) => {
@@ -131,6 +139,27 @@ describe('MemoryDailyLimitStorage', () => {
       clock.set('2026-11-22T00:00:00.000Z');
       expect(storage.hit('100.64.0.1', 100).totalHits).toBe(1);
       expect([storage.trackedClients, storage.widenedKeys]).toEqual([1, 0]);
+    });
+
+    it('keeps a client on its /16 once the reserve is used, and asks nothing of refuseAtOnce', () => {
+      storage = full(10);
+      for (let i = 0; i < 10; i++) storage.hit(`198.51.100.${i}`, 100);
+      expect(storage.hit('10.0.0.1', 100).totalHits).toBe(1); // 10.0.0.0/16
+      for (let i = 1; i < 16; i++) storage.hit(`10.${i}.0.1`, 100);
+      // The reserve is used: a new /16 goes to the shared overflow, an existing one stays.
+      expect(storage.hit('10.0.9.9', 100).totalHits).toBe(2);
+      expect(storage.tracks('10.0.9.9')).toBe(false);
+      expect(storage.tracks('198.51.100.1')).toBe(true);
+      const before = [storage.trackedClients, storage.widenedKeys];
+      expect(storage.refuseAtOnce('172.16.0.1', 100)).toBeUndefined();
+      expect([storage.trackedClients, storage.widenedKeys]).toEqual(before);
+    });
+
+    it('widens IPv6 clients to their /32 whatever the spelling of their /64', () => {
+      storage = full(1);
+      storage.hit('198.51.100.1', 3);
+      expect(storage.hit('2001:db8:0:1::/64', 3).totalHits).toBe(1);
+      expect(storage.hit('2001:db8:ffff:2::/64', 3).totalHits).toBe(2);
     });
   });
 });

@@ -1,4 +1,5 @@
 import { Logger, type LoggerService } from '@nestjs/common';
+import { normalizeIp } from '@nestjs/throttler';
 import { Clock } from '../common/clock';
 import {
   DailyLimitRecord,
@@ -20,16 +21,16 @@ export const DEFAULT_MAX_TRACKED_CLIENTS = 1_000_000;
 
 /**
  * The wider budget a new client shares once the store is full: its IPv4 /16 or IPv6 /32 (keys are
- * an IPv4 address or an IPv6 /64, see clientKey), and once those prefixes fill a further tenth of
- * the maximum (16 at least), one budget for every further new client. Wide enough that prefixes are few, narrow enough that a full store
- * does not make strangers share.
+ * an IPv4 address or an IPv6 /64, see clientKey).
  */
-function widerKey(key: string, reserveUsed: boolean): string {
-  if (reserveUsed) return 'overflow:*';
-  if (key.includes(':')) return `overflow:${key.split(':').slice(0, 2).join(':')}::/32`;
+function prefixKey(key: string): string {
+  if (key.includes(':')) return `overflow:${normalizeIp(key.replace(/\/\d+$/, ''), 32)}`;
   const [a, b] = key.split('.');
-  return b === undefined ? 'overflow:*' : `overflow:${a}.${b}.0.0/16`;
+  return b === undefined ? OVERFLOW_KEY : `overflow:${a}.${b}.0.0/16`;
 }
+
+/** Once the prefixes fill their reserve too: one budget for every further new client. */
+const OVERFLOW_KEY = 'overflow:*';
 
 /**
  * Today's counters in one Map, for a single instance. No timers: the first hit of a new UTC day
@@ -47,7 +48,8 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
 
   constructor(
     private readonly clock: Clock,
-    private readonly maxClients = DEFAULT_MAX_TRACKED_CLIENTS,
+    /** Clients tracked a day before new ones share a wider prefix's budget (MAX_TRACKED_CLIENTS). */
+    readonly maxClients = DEFAULT_MAX_TRACKED_CLIENTS,
     private readonly logger: LoggerService = new Logger('DailyLimit'),
   ) {
     super();
@@ -60,6 +62,8 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
    */
   hit(key: string, limit: number, atLeast = 0, now = this.clock.now().getTime()): DailyLimitRecord {
     const day = utcDayNumber(now);
+    // A late reply for yesterday (the Redis store awaits its count) must not reset today.
+    if (day < this.day) return dailyRecord(Math.max(atLeast, 1), limit, secondsUntilReset(now));
     if (day !== this.day) {
       this.day = day;
       this.counts = new Map();
@@ -67,6 +71,7 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     }
     const counted = this.keyFor(key);
     const previous = this.counts.get(counted);
+    if (previous === undefined && counted !== key) this.widen();
     const hits = Math.max((previous ?? 0) + 1, atLeast);
     this.counts.set(previous === undefined ? flat(counted) : counted, hits);
     return dailyRecord(hits, limit, secondsUntilReset(now));
@@ -99,19 +104,27 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     return this.widened;
   }
 
+  /** Whether `key` is counted under a key of its own today (else under a wider one). */
+  tracks(key: string, now = this.clock.now().getTime()): boolean {
+    return utcDayNumber(now) !== this.day || this.keyFor(key) === key;
+  }
+
   /** The key a client is counted under today: its own, unless it is new and the Map is full. */
   private keyFor(key: string): string {
     if (this.counts.size < this.maxClients || this.counts.has(key)) return key;
+    const prefix = prefixKey(key);
+    if (this.counts.has(prefix)) return prefix;
     const reserve = Math.max(16, Math.ceil(this.maxClients / 10));
-    const wider = widerKey(key, this.counts.size >= this.maxClients + reserve);
-    if (!this.counts.has(wider)) {
-      if (this.widened === 0) {
-        this.logger.warn(
-          `${this.maxClients} clients counted today (MAX_TRACKED_CLIENTS): new clients now share the budget of their IPv4 /16 or IPv6 /32 until 00:00 UTC`,
-        );
-      }
-      this.widened += 1;
+    return this.counts.size >= this.maxClients + reserve ? OVERFLOW_KEY : prefix;
+  }
+
+  /** A wider key is stored: counted, and the day's first logged. */
+  private widen(): void {
+    if (this.widened === 0) {
+      this.logger.warn(
+        `${this.maxClients} clients counted today (MAX_TRACKED_CLIENTS): new clients now share the budget of their IPv4 /16 or IPv6 /32 until 00:00 UTC`,
+      );
     }
-    return wider;
+    this.widened += 1;
   }
 }
