@@ -130,6 +130,11 @@ export function enableGracefulShutdown(app: INestApplication, options: ShutdownO
       }
       logger.warn(`Closing ${open.size} connection(s) that never sent a whole request`);
       for (const socket of open) socket.destroy();
+      // Whatever else still hangs (a module's shutdown hook), it gets as long again, not more.
+      setTimeout(() => {
+        logger.error(`Still closing ${2 * options.timeoutMs} ms after ${signal}: exiting anyway`);
+        process.exit(1);
+      }, options.timeoutMs).unref();
     }, options.timeoutMs).unref();
     await closed;
     await app.close();

@@ -23,7 +23,13 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
     private readonly metrics: MetricsService,
     private readonly config: ConfigService<Environment, true>,
   ) {
-    this.server = createServer((request, response) => void this.answer(request, response));
+    this.server = createServer((request, response) => {
+      this.answer(request, response).catch((error: unknown) => {
+        this.logger.error(error instanceof Error ? error : String(error));
+        if (!response.headersSent) response.writeHead(500);
+        response.end();
+      });
+    });
   }
 
   /** The port it listens on (METRICS_PORT, or the one the system chose for 0). */

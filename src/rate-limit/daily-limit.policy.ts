@@ -81,7 +81,11 @@ export class DailyLimitPolicy {
     response.statusCode = 429;
     response.setHeader('Content-Type', 'application/json; charset=utf-8');
     response.setHeader('Content-Length', this.refusalBody.length);
-    response.end(this.refusalBody);
+    // A body still arriving is not read: the connection closes once the 429 is sent, rather than
+    // Node reading and discarding whatever the client declared.
+    response.end(this.refusalBody, () => {
+      if (!request.complete) request.socket.destroy();
+    });
   };
 
   /** The counted refusal when the store knows at once that the client is over; else undefined. */
