@@ -35,11 +35,11 @@ const connectionLimits = (config: ConfigService<Environment, true>): ConnectionL
 
 /**
  * What the HTTP layer needs beyond AppModule, in this order: the JSON logger; which proxies may
- * name the client (TRUST_PROXY); the connection limits and the pipelining depth; metrics and request
- * logs, so answers made before routing (a
- * preflight, a 413, an early 429) are measured and logged too; the Host check, security headers
- * and CORS; the early refusal of clients over their limit; the JSON body parser and its limit; no
- * X-Powered-By or ETag; the error body for what Node would answer itself; the docs. createApp()
+ * name the client (TRUST_PROXY); the connection limits and the pipelining depth; the response hook
+ * (request log and metrics), so answers made before routing (a preflight, a 413, an early 429) are
+ * logged and measured too; the Host check, security headers and CORS; the early refusal of clients
+ * over their limit; the refusal of oversized declared bodies; the JSON body parser and its limit;
+ * no X-Powered-By or ETag; the error body for what Node would answer itself; the docs. createApp()
  * calls it, for main.ts and the e2e tests alike.
  */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {

@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { normalizeIp } from '@nestjs/throttler';
+import { requestsWaiting, trackConnections } from './connection-tracker';
 
 /** The limits one HTTP server holds its connections to (docs/operations.md, "Robustness"). */
 export interface ConnectionLimits {
@@ -48,6 +49,7 @@ export function limitConnections(
   limits: ConnectionLimits,
   isTrustedProxy: (address: string) => boolean,
 ): void {
+  trackConnections(server);
   server.maxConnections = connectionCeiling(limits.maxConnections);
   server.headersTimeout = limits.headersTimeoutMs;
   server.requestTimeout = limits.requestTimeoutMs;
@@ -74,30 +76,21 @@ export function limitConnections(
   });
 }
 
-const WAITING = Symbol('waitingRequests');
-type CountedSocket = Socket & { [WAITING]?: number };
-
 /**
  * Express middleware, mounted first: a connection may have at most `max` requests waiting for
- * their answers. Node parses every request in what it has read and queues their answers, so a
- * client that pipelines thousands of requests and never reads would make the server hold them all;
- * one that passes the depth is closed instead, and what it had queued is dropped.
+ * their answers (counted by the connection tracker). Node parses every request in what it has read
+ * and queues their answers, so a client that pipelines thousands of requests and never reads would
+ * make the server hold them all; one that passes the depth is closed instead, and what it had
+ * queued is dropped.
  */
 export function limitPipelining(max: number) {
-  const answered = function (this: ServerResponse): void {
-    const socket = this.req.socket as CountedSocket;
-    socket[WAITING] = (socket[WAITING] ?? 1) - 1;
-  };
-  return (request: IncomingMessage, response: ServerResponse, next: () => void): void => {
-    const socket = request.socket as CountedSocket;
+  return (request: IncomingMessage, _response: ServerResponse, next: () => void): void => {
+    const socket = request.socket;
     if (socket.destroyed) return;
-    const waiting = (socket[WAITING] ?? 0) + 1;
-    if (waiting > max) {
+    if (requestsWaiting(socket) > max) {
       socket.destroy();
       return;
     }
-    socket[WAITING] = waiting;
-    response.once('close', answered);
     next();
   };
 }

@@ -1,8 +1,13 @@
 import { INestApplication, Logger } from '@nestjs/common';
 import { subscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  connectionHolds,
+  requestStartedAt,
+  trackConnections,
+  type TrackedSocket,
+} from './connection-tracker';
 import { ShutdownState } from './shutdown-state';
 
 const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
@@ -17,35 +22,6 @@ export interface ShutdownOptions {
   timeoutMs: number;
   /** SHUTDOWN_DRAIN_DELAY_MS: how long readiness answers 503 while requests are still served. */
   drainDelayMs: number;
-}
-
-const REQUEST = Symbol('shutdownRequest');
-const STARTED = Symbol('shutdownRequestStarted');
-type TrackedSocket = Socket & { [REQUEST]?: IncomingMessage; [STARTED]?: number };
-
-/** What a connection holds: nothing of a request, a request still arriving, or one being handled. */
-export function connectionHolds(socket: TrackedSocket): 'nothing' | 'arriving' | 'handled' {
-  const request = socket[REQUEST];
-  if (request === undefined) return 'nothing';
-  return request.complete ? 'handled' : 'arriving';
-}
-
-/** Every open connection of `server`, and the request each one is on. */
-export function trackConnections(server: Server): Set<TrackedSocket> {
-  const open = new Set<TrackedSocket>();
-  server.on('connection', (socket: TrackedSocket) => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-  });
-  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const socket = request.socket as TrackedSocket;
-    socket[REQUEST] = request;
-    socket[STARTED] = Date.now();
-    response.once('close', () => {
-      if (socket[REQUEST] === request) socket[REQUEST] = undefined;
-    });
-  });
-  return open;
 }
 
 /** Resolves once QUIET_MS pass with no new connection: what the kernel had queued is taken in. */
@@ -64,8 +40,8 @@ async function acceptQueued(server: Server): Promise<void> {
 /**
  * Closes the listener and resolves once every connection has ended. Answers carry
  * `Connection: close` from here on; idle keep-alive connections are closed at once, and those that
- * have not sent a whole request's headers SWEEP_AFTER_MS later; a connection is closed as soon as its answer is
- * sent (through Node's diagnostics channel, free until subscribed). A request whose body is still
+ * have not sent a whole request's headers SWEEP_AFTER_MS later; a connection is closed as soon as
+ * its answer is sent (through Node's diagnostics channel, free until subscribed). A request whose body is still
  * arriving has until the request timeout (REQUEST_TIMEOUT_MS), which answers 408 and closes.
  */
 function close(server: Server, open: Set<TrackedSocket>): Promise<void> {
@@ -83,7 +59,7 @@ function close(server: Server, open: Set<TrackedSocket>): Promise<void> {
   // Node stops checking request timeouts once its listener is closed: the same check, here.
   const timeouts = setInterval(() => {
     for (const socket of open) {
-      const started = socket[STARTED] ?? Date.now();
+      const started = requestStartedAt(socket) ?? Date.now();
       if (connectionHolds(socket) !== 'arriving' || Date.now() - started < server.requestTimeout) {
         continue;
       }
