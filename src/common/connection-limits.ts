@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { normalizeIp } from '@nestjs/throttler';
+import { clientKey } from '../rate-limit/client-key';
 import { requestsWaiting, trackConnections } from './connection-tracker';
 
 /** The limits one HTTP server holds its connections to (docs/operations.md, "Robustness"). */
@@ -61,7 +61,8 @@ export function limitConnections(
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress;
     if (address === undefined || isTrustedProxy(address)) return;
-    const client = normalizeIp(address);
+    // The same client as the daily limit's: an IPv6 /64 is one client.
+    const client = clientKey({ ip: undefined, socket });
     const count = (open.get(client) ?? 0) + 1;
     if (count > limits.maxConnectionsPerClient) {
       socket.destroy();
