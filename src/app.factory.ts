@@ -24,7 +24,8 @@ interface ApplicationSource {
 
 /**
  * The application, configured: main.ts creates it from AppModule, e2e tests from a testing module
- * built on AppModule (`Test.createTestingModule(...).compile()`), so tests run what production runs.
+ * built on AppModule (`Test.createTestingModule(...).compile()`), so tests run what production
+ * runs.
  */
 export async function createApp(
   source: Type<unknown> | ApplicationSource = AppModule,

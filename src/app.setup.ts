@@ -49,7 +49,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.flushLogs();
   app.disable('x-powered-by');
   app.set('etag', false);
-  // Off unless configured: X-Forwarded-For from an untrusted peer must not change req.ip (the client).
+  // Off unless configured: an untrusted peer's X-Forwarded-For must not change req.ip (the client).
   app.set('trust proxy', config.get('TRUST_PROXY', { infer: true }));
   const limits = connectionLimits(config);
   // Express compiles TRUST_PROXY into this test of a peer's address (hop 0: the direct peer).

@@ -38,10 +38,10 @@ async function acceptQueued(server: Server): Promise<void> {
 }
 
 /**
- * Closes the listener and resolves once every connection has ended. Answers carry
- * `Connection: close` from here on; idle keep-alive connections are closed at once, and those that
- * have not sent a whole request's headers SWEEP_AFTER_MS later; a connection is closed as soon as
- * its answer is sent (through Node's diagnostics channel, free until subscribed). A request whose body is still
+ * Closes the listener and resolves once every connection has ended. Answers carry `Connection:
+ * close` from here on; idle keep-alive connections are closed at once, and those that have not sent
+ * a whole request's headers SWEEP_AFTER_MS later; a connection is closed as soon as its answer is
+ * sent (through Node's diagnostics channel, free until subscribed). A request whose body is still
  * arriving has until the request timeout (REQUEST_TIMEOUT_MS), which answers 408 and closes.
  */
 function close(server: Server, open: Set<TrackedSocket>): Promise<void> {

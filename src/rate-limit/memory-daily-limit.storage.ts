@@ -34,11 +34,11 @@ const OVERFLOW_KEY = 'overflow:*';
 
 /**
  * Today's counters in one Map, for a single instance. No timers: the first hit of a new UTC day
- * drops yesterday's Map whole, so memory holds only the clients seen today. Counting is synchronous,
- * so a burst of concurrent requests can never pass more than `limit`. The Map is bounded: past
- * `maxClients`, a new client is counted under a wider prefix it shares with its neighbours, so new
- * keys can neither grow memory without end nor dodge the limit, and clients already counted keep
- * their own budgets. The first widening of a day is logged once.
+ * drops yesterday's Map whole, so memory holds only the clients seen today. Counting is
+ * synchronous, so a burst of concurrent requests can never pass more than `limit`. The Map is
+ * bounded: past `maxClients`, a new client is counted under a wider prefix it shares with its
+ * neighbours, so new keys can neither grow memory without end nor dodge the limit, and clients
+ * already counted keep their own budgets. The first widening of a day is logged once.
  */
 export class MemoryDailyLimitStorage extends DailyLimitStorage {
   private day = Number.NaN;

@@ -3,10 +3,11 @@ import { DailyLimitRecord } from './daily-limit.storage';
 import { DAY_SECONDS } from './daily-window';
 
 /**
- * The rate-limit headers of every counted answer (docs/contract.md, "Rate-limit headers"): the X-RateLimit-*
- * trio, the IETF httpapi draft's pair (draft-ietf-httpapi-ratelimit-headers-11, structured fields),
- * and on a refusal Retry-After. All times are seconds until the next 00:00 UTC. The OpenAPI
- * document (rate-limit-headers.docs.ts) and CORS's exposed headers are built from these names.
+ * The rate-limit headers of every counted answer (docs/contract.md, "Rate-limit headers"): the
+ * X-RateLimit-* trio, the IETF httpapi draft's pair (draft-ietf-httpapi-ratelimit-headers-11,
+ * structured fields), and on a refusal Retry-After. All times are seconds until the next 00:00 UTC.
+ * The OpenAPI document (rate-limit-headers.docs.ts) and CORS's exposed headers are built from these
+ * names.
  */
 export const RATE_LIMIT_HEADERS = {
   limit: 'X-RateLimit-Limit',

@@ -37,9 +37,9 @@ export function isValidDepreciationBody(body: Record<string, unknown>): boolean 
 }
 
 /**
- * The request body (docs/contract.md, "Request"). Types are strict JSON types (no coercion), unknown fields are
- * refused by the global ValidationPipe, and the upper bound of purchaseYear (the current UTC year)
- * is checked by DepreciationService, which owns the clock.
+ * The request body (docs/contract.md, "Request"). Types are strict JSON types (no coercion),
+ * unknown fields are refused by the global ValidationPipe, and the upper bound of purchaseYear (the
+ * current UTC year) is checked by DepreciationService, which owns the clock.
  */
 @ValidationPrecheck(isValidDepreciationBody)
 @ApiSchema({ name: 'DepreciationRequest' })

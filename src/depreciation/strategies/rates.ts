@@ -23,9 +23,10 @@ export const MAX_MILEAGE_PENALTY = 0.3;
 
 /**
  * The calibration, one place to recalibrate: declining balance with a first-year drop and a floor.
- * 5-year losses follow from (1 − f)(1 − r)^4; the anchors are published 5-year losses (docs/model.md).
- * Floors follow state tax schedules, which bottom out at 9–15 % of the price (Montana MCA 61-3-503,
- * Nevada NRS 371.060, Massachusetts excise). Expected miles: FHWA 13,476 miles per driver per year.
+ * 5-year losses follow from (1 − f)(1 − r)^4; the anchors are published 5-year losses
+ * (docs/model.md). Floors follow state tax schedules, which bottom out at 9–15 % of the price
+ * (Montana MCA 61-3-503, Nevada NRS 371.060, Massachusetts excise). Expected miles: FHWA 13,476
+ * miles per driver per year.
  */
 export const RATES = {
   sedan: {
