@@ -1,4 +1,4 @@
-import { validateEnvironment } from './environment';
+import { InvalidConfigurationError, validateEnvironment } from './environment';
 
 /** Every variable's default (docs/contract.md, "Configuration"). */
 const DEFAULTS = {
@@ -157,5 +157,30 @@ describe('validateEnvironment: connection limits and timeouts', () => {
     ],
   ])('refuses %p in one line naming the variable', (raw, message) => {
     expect(() => validateEnvironment(raw)).toThrow(new Error(message));
+  });
+});
+
+describe('validateEnvironment: the public and the management port', () => {
+  it.each([
+    [{ PORT: '8080', METRICS_PORT: '9090' }, 8080, 9090],
+    [{ PORT: '0', METRICS_PORT: '0' }, 0, 0],
+    [{ PORT: '9464', METRICS_PORT: '0' }, 9464, 0],
+    [{ PORT: '0', METRICS_PORT: '9464' }, 0, 9464],
+  ])('takes %p', (raw, port, metricsPort) => {
+    expect(validateEnvironment(raw)).toMatchObject({ PORT: port, METRICS_PORT: metricsPort });
+  });
+
+  it.each([
+    [{ PORT: '9464' }, 9464],
+    [{ METRICS_PORT: '3000' }, 3000],
+    [{ PORT: '8080', METRICS_PORT: '8080', HOST: '10.0.0.7', METRICS_HOST: '127.0.0.1' }, 8080],
+  ])('refuses %p, one port for both, through InvalidConfigurationError', (raw, port) => {
+    const refusal = () => validateEnvironment(raw);
+    expect(refusal).toThrow(InvalidConfigurationError);
+    expect(refusal).toThrow(
+      new Error(
+        `Invalid configuration: METRICS_PORT=${port} must differ from PORT (${port}): /metrics has a port of its own`,
+      ),
+    );
   });
 });

@@ -136,10 +136,21 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
       `Invalid configuration: ${error.property}=${value} ${reason}`,
     );
   }
-  if (environment.REQUEST_TIMEOUT_MS < environment.HEADERS_TIMEOUT_MS) {
-    throw new InvalidConfigurationError(
-      `Invalid configuration: REQUEST_TIMEOUT_MS=${environment.REQUEST_TIMEOUT_MS} must be at least HEADERS_TIMEOUT_MS (${environment.HEADERS_TIMEOUT_MS}): the request includes its headers`,
-    );
-  }
+  const conflict = conflictBetween(environment);
+  if (conflict) throw new InvalidConfigurationError(`Invalid configuration: ${conflict}`);
   return environment;
+}
+
+/** What two variables, each valid alone, make impossible together; undefined when nothing. */
+function conflictBetween(environment: Environment): string | undefined {
+  const { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, PORT, METRICS_PORT } = environment;
+  if (REQUEST_TIMEOUT_MS < HEADERS_TIMEOUT_MS) {
+    return `REQUEST_TIMEOUT_MS=${REQUEST_TIMEOUT_MS} must be at least HEADERS_TIMEOUT_MS (${HEADERS_TIMEOUT_MS}): the request includes its headers`;
+  }
+  // Refused even with different hosts: the default HOST (0.0.0.0) holds the port on every address.
+  // Two 0s are two ports the system chooses, never the same one.
+  if (METRICS_PORT !== 0 && METRICS_PORT === PORT) {
+    return `METRICS_PORT=${METRICS_PORT} must differ from PORT (${PORT}): /metrics has a port of its own`;
+  }
+  return undefined;
 }
