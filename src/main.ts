@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { createApp } from './app.factory';
 import { enableGracefulShutdown } from './common/graceful-shutdown';
+import { explainListenError, ListenError } from './common/listen-error';
 import { Environment, InvalidConfigurationError } from './config/environment';
 
 async function bootstrap(): Promise<void> {
@@ -12,7 +13,9 @@ async function bootstrap(): Promise<void> {
     drainDelayMs: config.get('SHUTDOWN_DRAIN_DELAY_MS', { infer: true }),
   });
   const [port, host] = [config.get('PORT', { infer: true }), config.get('HOST', { infer: true })];
-  await app.listen(port, host);
+  await app.listen(port, host).catch((error: unknown) => {
+    throw explainListenError(error, 'PORT');
+  });
   // Which runtime serves matters to operators: the project pins its own (the `node` package).
   Logger.log(
     `Listening on http://${host}:${port} (Node ${process.version}, pid ${process.pid})`,
@@ -20,10 +23,10 @@ async function bootstrap(): Promise<void> {
   );
 }
 
-// A bad variable stops start-up with one line naming it (ConfigModule validates the environment);
-// any other failure with its stack.
+// A bad variable (ConfigModule validates the environment) or a port that cannot be had stops
+// start-up with one line naming the variable; any other failure with its stack.
 bootstrap().catch((error: unknown) => {
-  const bad = error instanceof InvalidConfigurationError;
+  const bad = error instanceof InvalidConfigurationError || error instanceof ListenError;
   console.error(
     bad ? error.message : `Failed to start: ${(error as Error)?.stack ?? String(error)}`,
   );

@@ -1,6 +1,9 @@
+import { once } from 'node:events';
+import { AddressInfo, createServer, Server } from 'node:net';
 import { README_EXAMPLE_REQUEST } from './fixtures/readme-example';
 import { answerAt, limited } from './helpers/bodies';
 import { depreciate, send } from './helpers/http';
+import { freePort } from './helpers/ports';
 import { runToExit, ServerProcess, startServer } from './helpers/server-process';
 
 describe('the built server as a process (node dist/main.js)', () => {
@@ -65,5 +68,71 @@ describe('the built server as a process (node dist/main.js)', () => {
     const { code, stderr } = await runToExit({ [name]: value });
     expect(code).toBe(1);
     expect(stderr).toBe(`${message}\n`);
+  });
+
+  describe('ports', () => {
+    let holder: Server;
+    let held: number;
+
+    beforeAll(async () => {
+      holder = createServer().listen(0, '127.0.0.1');
+      await once(holder, 'listening');
+      held = (holder.address() as AddressInfo).port;
+    });
+
+    afterAll(() => holder.close());
+
+    /** stdout's JSON lines as `level msg`. */
+    const logged = (stdout: string) =>
+      stdout
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as { level: string; msg: string })
+        .map(({ level, msg }) => `${level} ${msg}`);
+
+    it('refuses one port for both before starting anything, in one line', async () => {
+      const port = String(await freePort());
+      const run = await runToExit({ PORT: port, METRICS_PORT: port, LOG_LEVEL: 'info' });
+      expect(run).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `Invalid configuration: METRICS_PORT=${port} must differ from PORT (${port}): /metrics has a port of its own\n`,
+      });
+    });
+
+    it('stops in one line when PORT is taken, with nothing after it', async () => {
+      const metrics = await freePort();
+      const run = await runToExit({
+        PORT: String(held),
+        METRICS_PORT: String(metrics),
+        LOG_LEVEL: 'info',
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        `Cannot listen on 127.0.0.1:${held} (PORT): address already in use\n`,
+      );
+      // Nest logs modules' start before the public listen, and that listen's error itself.
+      expect(logged(run.stdout).slice(-3)).toEqual([
+        `info Metrics on http://127.0.0.1:${metrics}/metrics`,
+        'info Nest application successfully started',
+        `error Error: listen EADDRINUSE: address already in use 127.0.0.1:${held}`,
+      ]);
+    });
+
+    it('stops in one line when METRICS_PORT is taken, before the application starts', async () => {
+      const run = await runToExit({
+        PORT: String(await freePort()),
+        METRICS_PORT: String(held),
+        LOG_LEVEL: 'info',
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        `Cannot listen on 127.0.0.1:${held} (METRICS_PORT): address already in use\n`,
+      );
+      const lines = logged(run.stdout);
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.filter((line) => !line.startsWith('info '))).toEqual([]);
+      expect(lines.filter((line) => /started|Listening|Metrics on/.test(line))).toEqual([]);
+    });
   });
 });

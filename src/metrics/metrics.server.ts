@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { once } from 'node:events';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { explainListenError } from '../common/listen-error';
 import { Environment } from '../config/environment';
 import { MetricsService } from './metrics.service';
 
@@ -40,7 +41,9 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
   async onApplicationBootstrap(): Promise<void> {
     const host = this.config.get('METRICS_HOST', { infer: true });
     this.server.listen(this.config.get('METRICS_PORT', { infer: true }), host);
-    await once(this.server, 'listening');
+    await once(this.server, 'listening').catch((error: unknown) => {
+      throw explainListenError(error, 'METRICS_PORT');
+    });
     this.logger.log(`Metrics on http://${host}:${this.port}/metrics`);
   }
 

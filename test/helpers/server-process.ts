@@ -85,15 +85,15 @@ export async function startServer(
   return server;
 }
 
-/** Runs `node dist/main.js` to its end (for start-up failures): its exit code and stderr. */
+/** Runs `node dist/main.js` to its end (for start-up failures): its exit code, stdout and stderr. */
 export async function runToExit(
   env: Record<string, string>,
-): Promise<{ code: number | null; stderr: string }> {
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const run = RunningProcess.start(process.execPath, [MAIN_JS], {
     env: { ...process.env, HOST, ...env },
   });
   const { code } = await run.exited;
-  return { code, stderr: run.stderr };
+  return { code, stdout: run.stdout, stderr: run.stderr };
 }
 
 /**
