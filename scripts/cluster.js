@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // A local multi-instance setup on loopback: redis-server, CLUSTER_INSTANCES built servers sharing
-// their daily counters in it, and nginx in front (round robin) with TRUST_PROXY=1, so each
-// instance sees the client nginx saw. `npm run cluster` builds first, then runs this; Ctrl-C
-// stops everything. Needs redis-server and nginx on PATH (Debian: apt-get install redis-server nginx).
+// their daily counters in it, and nginx in front (round robin), connecting to them from an address
+// of its own that they trust (TRUST_PROXY=127.0.0.2), so each instance sees the client nginx saw.
+// `npm run cluster` builds first, then runs this; Ctrl-C stops everything. Needs redis-server and
+// nginx on PATH (Debian: apt-get install redis-server nginx).
 //
 //   CLUSTER_PORT       nginx's port on 127.0.0.1 (default 8080; 0 picks a free one)
 //   CLUSTER_INSTANCES  how many instances (default 2)
@@ -18,6 +19,9 @@ const { join, resolve } = require('node:path');
 
 const MAIN = resolve(__dirname, '../dist/main.js');
 const HOST = '127.0.0.1';
+// The instances are reachable directly on loopback too, so they trust nginx's address, not a hop
+// count: with TRUST_PROXY=1 any local client could name itself in X-Forwarded-For.
+const PROXY_ADDRESS = '127.0.0.2';
 const children = [];
 let stopping = false;
 
@@ -108,11 +112,12 @@ ${servers}
     listen ${HOST}:${port};
     location / {
       proxy_pass http://depreciation;
+      proxy_bind ${PROXY_ADDRESS};
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_set_header Host $host;
-      # Appends the client's address; the instances trust this one hop (TRUST_PROXY=1), so
-      # whatever a client writes in its own X-Forwarded-For cannot name another client.
+      # Appends the client's address; the instances trust only connections from proxy_bind's
+      # address, so whatever a client writes in its own X-Forwarded-For cannot name another client.
       proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
       proxy_set_header X-Forwarded-Proto $scheme;
     }
@@ -180,7 +185,7 @@ async function main() {
         METRICS_PORT: '0',
         RATE_LIMIT_STORE: 'redis',
         REDIS_URL: `redis://${HOST}:${redisPort}`,
-        TRUST_PROXY: '1',
+        TRUST_PROXY: PROXY_ADDRESS,
       });
       // As a readiness probe would: traffic only once the instance counts in Redis.
       return waitUntil(`instance-${index + 1}`, 'ready', instance, () => ready(instancePort));

@@ -2,15 +2,19 @@ import { resolve } from 'node:path';
 import { PROCESS_TEST_TIMEOUT_MS, RunningProcess } from './helpers/child-process';
 import { redisHealth, remaining } from './helpers/daily-limit';
 import { depreciate, send } from './helpers/http';
+import { RawConnection } from './helpers/raw-http';
 import { describeWithTools } from './helpers/system-tools';
 import { waitFor } from './helpers/wait';
 
 const LIMIT = 5;
+const PER_CLIENT_CONNECTIONS = 4;
 const SCRIPT = resolve(__dirname, '../scripts/cluster.js');
+const forged = (i: number) => ({ 'x-forwarded-for': `198.51.100.${i}` });
 
 describeWithTools(['redis-server', 'nginx'], 'npm run cluster: nginx, two instances, Redis', () => {
   let cluster: RunningProcess;
   let port: number;
+  let instances: number[];
 
   beforeAll(async () => {
     cluster = RunningProcess.start(process.execPath, [SCRIPT], {
@@ -18,11 +22,13 @@ describeWithTools(['redis-server', 'nginx'], 'npm run cluster: nginx, two instan
         PATH: process.env.PATH,
         CLUSTER_PORT: '0',
         RATE_LIMIT_PER_DAY: String(LIMIT),
+        // cluster.js hands its environment on to the instances.
+        MAX_CONNECTIONS_PER_CLIENT: String(PER_CLIENT_CONNECTIONS),
         LOG_LEVEL: 'warn',
         NO_COLOR: '1',
       },
     });
-    const ready = /ready at http:\/\/127\.0\.0\.1:(\d+)/;
+    const ready = /ready at http:\/\/127\.0\.0\.1:(\d+) \(nginx -> ([^;]+);/;
     await waitFor(
       'the cluster to be ready',
       () => {
@@ -31,7 +37,9 @@ describeWithTools(['redis-server', 'nginx'], 'npm run cluster: nginx, two instan
       },
       20_000,
     );
-    port = Number(ready.exec(cluster.output)![1]);
+    const [, nginx, upstreams] = ready.exec(cluster.output)!;
+    port = Number(nginx);
+    instances = upstreams.split(', ').map((upstream) => Number(upstream.split(':')[1]));
   }, PROCESS_TEST_TIMEOUT_MS);
 
   afterAll(() => cluster?.stop(8_000), PROCESS_TEST_TIMEOUT_MS);
@@ -39,14 +47,43 @@ describeWithTools(['redis-server', 'nginx'], 'npm run cluster: nginx, two instan
   it('shares one budget per client across the instances behind nginx, whatever it forwards', async () => {
     const answers = [];
     for (let i = 0; i <= LIMIT; i++) {
-      // Forged X-Forwarded-For values: nginx appends the real address, the only hop trusted.
-      const headers = { 'x-forwarded-for': `198.51.100.${i}` };
-      answers.push(await depreciate(port, { from: '127.0.0.51', headers }));
+      // Forged X-Forwarded-For values: nginx appends the real address, and only nginx is trusted.
+      answers.push(await depreciate(port, { from: '127.0.0.51', headers: forged(i) }));
     }
     // Round robin over two instances: only shared counters give one steady countdown.
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 429]);
     expect(answers.slice(0, LIMIT).map(remaining)).toEqual([4, 3, 2, 1, 0]);
     expect(remaining(await depreciate(port, { from: '127.0.0.52' }))).toBe(LIMIT - 1);
     expect((await send({ port, path: '/health' })).json).toEqual(redisHealth(true));
+  });
+
+  it('counts a client that reaches an instance directly by its own address, whatever it forges', async () => {
+    // Instances are on loopback like nginx: only nginx's own address (127.0.0.2) may name a client.
+    const answers = [];
+    for (let i = 0; i <= LIMIT; i++) {
+      answers.push(await depreciate(instances[0], { from: '127.0.0.53', headers: forged(i) }));
+    }
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(answers.slice(0, LIMIT).map(remaining)).toEqual([4, 3, 2, 1, 0]);
+  });
+
+  it('gives a client one budget, directly or through nginx', async () => {
+    const from = '127.0.0.54';
+    const direct = await depreciate(instances[1], { from, headers: forged(54) });
+    const proxied = await depreciate(port, { from, headers: forged(55) });
+    expect([remaining(direct), remaining(proxied)]).toEqual([LIMIT - 1, LIMIT - 2]);
+  });
+
+  it('holds a client that connects directly to MAX_CONNECTIONS_PER_CLIENT', async () => {
+    const opened = await Promise.all(
+      Array.from({ length: PER_CLIENT_CONNECTIONS + 2 }, () =>
+        RawConnection.open({ port: instances[0], localAddress: '127.0.0.55' }),
+      ),
+    );
+    let open = opened.length;
+    opened.forEach((connection) => void connection.closed.then(() => (open -= 1)));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(open).toBe(PER_CLIENT_CONNECTIONS);
+    opened.forEach((connection) => connection.socket.destroy());
   });
 });
