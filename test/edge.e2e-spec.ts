@@ -1,0 +1,243 @@
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { TOO_LARGE, VALID } from './helpers/bodies';
+import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
+import {
+  curlRequests,
+  fetchRequest,
+  keepAliveAgent,
+  nodeRequest,
+  type Outcome,
+  tally,
+} from './helpers/clients';
+import { remaining } from './helpers/daily-limit';
+import { depreciate } from './helpers/http';
+import { exchange, parseResponses, RawConnection } from './helpers/raw-http';
+import { RedisServer } from './helpers/redis-server';
+import { ServerProcess, startServer, untilReady } from './helpers/server-process';
+import { describeWithTools } from './helpers/system-tools';
+
+/**
+ * Every refusal is an HTTP answer with the error body, never a reset (docs/contract.md, "Errors"):
+ * the built server with its defaults, driven by the clients people use (Node's http with and
+ * without a keep-alive agent, fetch, curl), from distinct 127.0.0.N addresses.
+ */
+const SMALL = Buffer.from(JSON.stringify(VALID));
+const MB = 2 ** 20;
+/** A JSON body of `size` bytes: far over the 8 KiB limit. */
+const jsonOf = (size: number): Buffer => {
+  const body = Buffer.alloc(size, 'x');
+  body.write('{"a":"');
+  body.write('"}', size - 2);
+  return body;
+};
+const OVER_CAP = {
+  statusCode: 503,
+  message: 'Too many connections from this client: retry in a second',
+};
+const overLimit = (limit: number) => ({
+  statusCode: 429,
+  message: `Rate limit exceeded. Maximum ${limit} requests per 24 hours.`,
+});
+const bodyOf = (outcome: Outcome): unknown => ('body' in outcome ? outcome.body : outcome);
+
+describe('refusals are answers (built server, defaults)', () => {
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    server = await startServer({ RATE_LIMIT_PER_DAY: '1000' });
+  }, PROCESS_TEST_TIMEOUT_MS);
+  afterAll(() => server?.stop(), PROCESS_TEST_TIMEOUT_MS);
+
+  it(
+    'answers 100 parallel requests from one address, over the connection cap with 503, and counts only the 200s',
+    async () => {
+      const outcomes = await Promise.all(
+        Array.from({ length: 100 }, () =>
+          nodeRequest({ port: server.port, body: SMALL, from: '127.0.0.81' }),
+        ),
+      );
+      const counts = tally(outcomes);
+      expect(Object.keys(counts).sort()).toEqual(expect.arrayContaining(['200']));
+      expect((counts['200'] ?? 0) + (counts['503'] ?? 0)).toBe(100);
+      for (const outcome of outcomes.filter((o) => 'status' in o && o.status === 503)) {
+        expect(bodyOf(outcome)).toEqual(OVER_CAP);
+        expect('headers' in outcome && outcome.headers['retry-after']).toBe('1');
+      }
+      // Only the answered 200s were counted: the next request sees 1000 - 200s - 1 left.
+      const next = await depreciate(server.port, { from: '127.0.0.81' });
+      expect(remaining(next)).toBe(1000 - counts['200'] - 1);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  describeWithTools(['curl'], 'with curl', () => {
+    it(
+      'answers 100 parallel curl requests from one address (curl --parallel)',
+      async () => {
+        const file = join(tmpdir(), `edge-small-${process.pid}.json`);
+        writeFileSync(file, SMALL);
+        const outcomes = await curlRequests(server.port, {
+          file,
+          count: 100,
+          from: '127.0.0.82',
+          parallel: true,
+        });
+        expect(outcomes).toHaveLength(100);
+        const counts = tally(outcomes);
+        expect((counts['200'] ?? 0) + (counts['503'] ?? 0)).toBe(100);
+      },
+      PROCESS_TEST_TIMEOUT_MS,
+    );
+  });
+
+  it(
+    'answers an endless chunked body with 413 within a second, then closes the connection',
+    async () => {
+      const connection = await RawConnection.open({
+        port: server.port,
+        localAddress: '127.0.0.83',
+      });
+      await connection.write(
+        'POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+          'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+      );
+      const chunk = `10000\r\n${'x'.repeat(0x10000)}\r\n`;
+      let writing = true;
+      const pump = async () => {
+        while (writing && !connection.socket.destroyed) await connection.write(chunk);
+      };
+      const started = performance.now();
+      void pump();
+      await connection.until((data) => data.includes('}'), 5_000);
+      const answeredMs = performance.now() - started;
+      const [answer] = parseResponses(connection.received);
+      expect(answer.status).toBe(413);
+      expect(answer.headers.connection).toBe('close');
+      expect(JSON.parse(answer.body.toString())).toEqual(TOO_LARGE);
+      expect(answeredMs).toBeLessThan(1_000);
+      // The lingering close reads what still comes for LINGERING_TIME_MS (5 s), then closes.
+      await connection.closed;
+      writing = false;
+      expect(performance.now() - started).toBeLessThan(8_000);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+});
+
+describe('an oversized body gets its 413 every time (built server, defaults)', () => {
+  let server: ServerProcess;
+  const RUNS = 20;
+
+  beforeAll(async () => {
+    server = await startServer();
+  }, PROCESS_TEST_TIMEOUT_MS);
+  afterAll(() => server?.stop(), PROCESS_TEST_TIMEOUT_MS);
+
+  it.each([2, 8, 20])(
+    '%i MB: Node http, with and without a keep-alive agent, and fetch read the 413 body in every run',
+    async (megabytes) => {
+      const body = jsonOf(megabytes * MB);
+      const agent = keepAliveAgent('127.0.0.85', 1);
+      const outcomes: Record<string, Outcome[]> = { http: [], keepAlive: [], fetch: [] };
+      for (let run = 0; run < RUNS; run++) {
+        outcomes.http.push(await nodeRequest({ port: server.port, body, from: '127.0.0.84' }));
+        outcomes.keepAlive.push(await nodeRequest({ port: server.port, body, agent }));
+        outcomes.fetch.push(await fetchRequest({ port: server.port, body }));
+      }
+      agent.destroy();
+      for (const [client, seen] of Object.entries(outcomes)) {
+        expect([client, tally(seen)]).toEqual([client, { '413': RUNS }]);
+        for (const outcome of seen) expect(bodyOf(outcome)).toEqual(TOO_LARGE);
+      }
+    },
+    120_000,
+  );
+
+  describeWithTools(['curl'], 'with curl', () => {
+    it.each([2, 8, 20])(
+      '%i MB: curl (Expect: 100-continue) reads the 413 body in every run',
+      async (megabytes) => {
+        const file = join(tmpdir(), `edge-${megabytes}mb-${process.pid}.json`);
+        writeFileSync(file, jsonOf(megabytes * MB));
+        const outcomes = await curlRequests(server.port, { file, count: RUNS, from: '127.0.0.86' });
+        expect(tally(outcomes)).toEqual({ '413': RUNS });
+        for (const outcome of outcomes) expect(bodyOf(outcome)).toEqual(TOO_LARGE);
+      },
+      120_000,
+    );
+  });
+
+  it('answers Expect: 100-continue with the 413 instead of 100 Continue', async () => {
+    const connection = await RawConnection.open({ port: server.port, localAddress: '127.0.0.87' });
+    await connection.write(
+      'POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 20000000\r\nExpect: 100-continue\r\n\r\n',
+    );
+    await connection.until((data) => data.includes('}'));
+    expect(connection.received.toString()).toMatch(/^HTTP\/1\.1 413 /);
+    await connection.closed;
+  });
+});
+
+describe('a keep-alive client over its limit (built server)', () => {
+  let server: ServerProcess;
+  const LIMIT = 3;
+
+  beforeAll(async () => {
+    server = await startServer({ RATE_LIMIT_PER_DAY: String(LIMIT) });
+  }, PROCESS_TEST_TIMEOUT_MS);
+  afterAll(() => server?.stop(), PROCESS_TEST_TIMEOUT_MS);
+
+  it('gets a 429 for every request past its limit, small bodies and 2 MB ones alike, never a reset', async () => {
+    const agent = keepAliveAgent('127.0.0.88', 4);
+    const small = await Promise.all(
+      Array.from({ length: 20 }, () => nodeRequest({ port: server.port, body: SMALL, agent })),
+    );
+    expect(tally(small)).toEqual({ '200': LIMIT, '429': 20 - LIMIT });
+    const large = jsonOf(2 * MB);
+    const refused: Outcome[] = [];
+    for (let run = 0; run < 10; run++) {
+      refused.push(await nodeRequest({ port: server.port, body: large, agent }));
+    }
+    agent.destroy();
+    expect(tally(refused)).toEqual({ '429': 10 });
+    for (const outcome of refused) expect(bodyOf(outcome)).toEqual(overLimit(LIMIT));
+  }, 60_000);
+});
+
+describeWithTools(['redis-server'], 'pipelining on the Redis store (built server)', () => {
+  let redis: RedisServer;
+  let server: ServerProcess;
+  const LIMIT = 100;
+
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    server = await startServer({
+      RATE_LIMIT_STORE: 'redis',
+      REDIS_URL: redis.url,
+      RATE_LIMIT_PER_DAY: String(LIMIT),
+    }).then((started) => untilReady(started));
+  }, PROCESS_TEST_TIMEOUT_MS);
+  afterAll(async () => {
+    await server?.stop();
+    await redis?.stop();
+  }, PROCESS_TEST_TIMEOUT_MS);
+
+  it('answers every request it counts when a client pipelines past the depth', async () => {
+    const post =
+      'POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+      `Content-Length: ${SMALL.length}\r\n\r\n${SMALL.toString()}`;
+    const { received } = await exchange(Buffer.from(post.repeat(9)), {
+      port: server.port,
+      localAddress: '127.0.0.89',
+    });
+    const answered = parseResponses(received).filter((answer) => answer.status === 200).length;
+    const counted = LIMIT - remaining(await depreciate(server.port, { from: '127.0.0.89' })) - 1;
+    expect(answered).toBe(counted);
+    // MAX_PIPELINED_REQUESTS (8) are answered; the ninth is dropped uncounted.
+    expect(answered).toBe(8);
+  });
+});
