@@ -1,11 +1,11 @@
 import { join, resolve } from 'node:path';
 import type * as ClockModule from '../src/common/clock';
-import type * as MessagesModule from '../src/common/error-messages';
-import type * as ContentTypeModule from '../src/common/json-content-type.guard';
+import type * as MessagesModule from '../src/edge/error-messages';
+import type * as ContentTypeModule from '../src/edge/json-body';
 import type * as ServiceModule from '../src/depreciation/depreciation.service';
 import type * as DtoModule from '../src/depreciation/dto/calculate-depreciation.dto';
 import type * as VehicleTypeModule from '../src/depreciation/vehicle-type';
-import type * as ClientKeyModule from '../src/rate-limit/client-key';
+import type * as ClientKeyModule from '../src/edge/client-key';
 import type * as MemoryStorageModule from '../src/rate-limit/memory-daily-limit.storage';
 import type * as RedisClientModule from '../src/rate-limit/redis-client';
 import type * as RedisStorageModule from '../src/rate-limit/redis-daily-limit.storage';
@@ -28,12 +28,12 @@ function fromDist<T>(path: string): T {
 
 export const dist = {
   clock: () => fromDist<typeof ClockModule>('common/clock.js'),
-  messages: () => fromDist<typeof MessagesModule>('common/error-messages.js'),
-  contentType: () => fromDist<typeof ContentTypeModule>('common/json-content-type.guard.js'),
+  messages: () => fromDist<typeof MessagesModule>('edge/error-messages.js'),
+  contentType: () => fromDist<typeof ContentTypeModule>('edge/json-body.js'),
   service: () => fromDist<typeof ServiceModule>('depreciation/depreciation.service.js'),
   dto: () => fromDist<typeof DtoModule>('depreciation/dto/calculate-depreciation.dto.js'),
   vehicleTypes: () => fromDist<typeof VehicleTypeModule>('depreciation/vehicle-type.js'),
-  clientKey: () => fromDist<typeof ClientKeyModule>('rate-limit/client-key.js'),
+  clientKey: () => fromDist<typeof ClientKeyModule>('edge/client-key.js'),
   memoryStorage: () =>
     fromDist<typeof MemoryStorageModule>('rate-limit/memory-daily-limit.storage.js'),
   redisClient: () => fromDist<typeof RedisClientModule>('rate-limit/redis-client.js'),

@@ -1,16 +1,20 @@
 import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { createApp } from './app.factory';
-import { enableGracefulShutdown } from './common/graceful-shutdown';
 import { explainListenError, ListenError } from './common/listen-error';
+import { ShutdownState } from './common/shutdown-state';
 import { Environment, InvalidConfigurationError } from './config/environment';
+import { edgeOf } from './edge/edge';
+import { enableGracefulShutdown } from './edge/shutdown';
 
 async function bootstrap(): Promise<void> {
   const app = await createApp();
   const config = app.get<ConfigService<Environment, true>>(ConfigService);
-  enableGracefulShutdown(app, {
+  enableGracefulShutdown(edgeOf(app.getHttpServer()), {
     timeoutMs: config.get('SHUTDOWN_TIMEOUT_MS', { infer: true }),
     drainDelayMs: config.get('SHUTDOWN_DRAIN_DELAY_MS', { infer: true }),
+    onSignal: () => (app.get(ShutdownState).draining = true),
+    close: () => app.close(),
   });
   const [port, host] = [config.get('PORT', { infer: true }), config.get('HOST', { infer: true })];
   await app.listen(port, host).catch((error: unknown) => {

@@ -1,7 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ErrorResponseDto } from './common/error-response.dto';
-import { rateLimitMessage } from './common/error-messages';
+import { rateLimitMessage } from './edge/error-messages';
 import {
   rateLimitHeaderDocs,
   useLimitInHeaderExamples,

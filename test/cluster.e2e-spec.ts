@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { PROCESS_TEST_TIMEOUT_MS, RunningProcess } from './helpers/child-process';
 import { redisHealth, remaining } from './helpers/daily-limit';
 import { depreciate, send } from './helpers/http';
-import { RawConnection } from './helpers/raw-http';
+import { parseResponses, RawConnection } from './helpers/raw-http';
 import { describeWithTools } from './helpers/system-tools';
 import { waitFor } from './helpers/wait';
 
@@ -80,10 +80,12 @@ describeWithTools(['redis-server', 'nginx'], 'npm run cluster: nginx, two instan
         RawConnection.open({ port: instances[0], localAddress: '127.0.0.55' }),
       ),
     );
-    let open = opened.length;
-    opened.forEach((connection) => void connection.closed.then(() => (open -= 1)));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(open).toBe(PER_CLIENT_CONNECTIONS);
-    opened.forEach((connection) => connection.socket.destroy());
+    await new Promise((resolve) => setTimeout(resolve, 300)); // all accepted
+    const request = 'GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n';
+    await Promise.all(opened.map((connection) => connection.write(request)));
+    await Promise.all(opened.map((connection) => connection.closed));
+    const statuses = opened.map((connection) => parseResponses(connection.received)[0].status);
+    // Not exempt as nginx is: the connections past the cap are answered 503.
+    expect(statuses.sort()).toEqual([...Array<number>(PER_CLIENT_CONNECTIONS).fill(200), 503, 503]);
   });
 });

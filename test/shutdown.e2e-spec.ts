@@ -209,40 +209,52 @@ describe('the built server with SHUTDOWN_DRAIN_DELAY_MS', () => {
   }, 30_000);
 });
 
-describe('the built server at SIGTERM under busy keep-alive clients', () => {
-  it('resets no connection it accepted or answered on, refuses new ones, exits 0', async () => {
-    const server = await startServer({ RATE_LIMIT_PER_DAY: '100000' });
-    try {
-      let running = true;
-      // 50 clients, each a keep-alive agent with one socket, sending request after request.
-      const clients = Array.from({ length: 50 }, async (_, i) => {
-        const agent = keepAliveAgent(`127.0.1.${i + 1}`, 1);
-        const seen: string[] = [];
-        while (running) {
-          const outcome = await nodeRequest({ port: server.port, body: Buffer.from(BODY), agent });
-          seen.push('error' in outcome ? outcome.error : String(outcome.status));
-          if ('error' in outcome) break;
-        }
-        agent.destroy();
-        return seen;
+describe.each(['0', '1000'])(
+  'the built server at SIGTERM under busy keep-alive clients, SHUTDOWN_DRAIN_DELAY_MS=%s',
+  (drainDelay) => {
+    it('resets no connection it accepted or answered on, refuses new ones, exits 0', async () => {
+      const server = await startServer({
+        RATE_LIMIT_PER_DAY: '100000',
+        SHUTDOWN_DRAIN_DELAY_MS: drainDelay,
       });
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      server.signal('SIGTERM');
-      const exited = await server.exited;
-      running = false;
-      const outcomes = (await Promise.all(clients)).flat();
-      const counts = tally(
-        outcomes.map((o) =>
-          /^\d+$/.test(o) ? { status: Number(o), headers: {}, body: '' } : { error: o },
-        ),
-      );
-      process.stdout.write(`SIGTERM under 50 busy keep-alive clients: ${JSON.stringify(counts)}\n`);
-      expect(Object.keys(counts).filter((key) => key !== '200' && key !== 'ECONNREFUSED')).toEqual(
-        [],
-      );
-      expect(exited).toEqual({ code: 0, signal: null });
-    } finally {
-      await server.kill();
-    }
-  }, 30_000);
-});
+      try {
+        let running = true;
+        // 50 clients, each a keep-alive agent with one socket, sending request after request.
+        const clients = Array.from({ length: 50 }, async (_, i) => {
+          const agent = keepAliveAgent(`127.0.1.${i + 1}`, 1);
+          const seen: string[] = [];
+          while (running) {
+            const outcome = await nodeRequest({
+              port: server.port,
+              body: Buffer.from(BODY),
+              agent,
+            });
+            seen.push('error' in outcome ? outcome.error : String(outcome.status));
+            if ('error' in outcome) break;
+          }
+          agent.destroy();
+          return seen;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        server.signal('SIGTERM');
+        const exited = await server.exited;
+        running = false;
+        const outcomes = (await Promise.all(clients)).flat();
+        const counts = tally(
+          outcomes.map((o) =>
+            /^\d+$/.test(o) ? { status: Number(o), headers: {}, body: '' } : { error: o },
+          ),
+        );
+        process.stdout.write(
+          `SIGTERM under 50 busy keep-alive clients, drain delay ${drainDelay} ms: ${JSON.stringify(counts)}\n`,
+        );
+        expect(
+          Object.keys(counts).filter((key) => key !== '200' && key !== 'ECONNREFUSED'),
+        ).toEqual([]);
+        expect(exited).toEqual({ code: 0, signal: null });
+      } finally {
+        await server.kill();
+      }
+    }, 30_000);
+  },
+);

@@ -1,13 +1,16 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { IdentifiedRequest } from '../logging/request-log';
-import { toErrorBody } from './error-body';
+import type { ServerResponse } from 'node:http';
+import { answerError } from '../edge/answers';
+import { toErrorBody } from '../edge/error-body';
+import type { IdentifiedRequest } from '../edge/request-id';
 
 /**
  * Answers every failure with `{ statusCode, message }` and nothing else: HttpExceptions, the
  * body parser's errors, unknown routes and unexpected errors (logged with their stack and the
  * request id, never sent).
- * Headers set before the failure (rate-limit headers, Retry-After) are kept.
+ * Headers set before the failure (rate-limit headers, Retry-After) are kept. Written by the edge's
+ * one writer of error bodies (answerError).
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -33,6 +36,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
       httpAdapter.end(response);
       return;
     }
-    httpAdapter.reply(response, { statusCode, message }, statusCode);
+    // The edge's writer: the same bytes as the edge's own refusals, and a connection whose body is
+    // still arriving closes after the answer with a lingering close.
+    answerError(response as ServerResponse, statusCode, message);
   }
 }

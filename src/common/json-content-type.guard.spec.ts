@@ -1,6 +1,7 @@
 import { ExecutionContext, UnsupportedMediaTypeException } from '@nestjs/common';
 import { errorBodyOf } from '../../test/helpers/errors';
-import { isJsonContentType, JsonContentTypeGuard } from './json-content-type.guard';
+import { isJsonContentType } from '../edge/json-body';
+import { JsonContentTypeGuard } from './json-content-type.guard';
 
 describe('JSON content type', () => {
   it.each([

@@ -11,6 +11,10 @@ const DEFAULTS = {
   LOG_LEVEL: 'info',
   MAX_CONNECTIONS: 0,
   MAX_CONNECTIONS_PER_CLIENT: 32,
+  CONNECTION_REFUSALS_PER_CLIENT: 128,
+  CONNECTION_REFUSAL_TIMEOUT_MS: 1_000,
+  LINGERING_TIME_MS: 5_000,
+  LINGERING_TIMEOUT_MS: 1_000,
   MAX_PIPELINED_REQUESTS: 8,
   HEADERS_TIMEOUT_MS: 10_000,
   REQUEST_TIMEOUT_MS: 15_000,
@@ -127,6 +131,10 @@ describe('validateEnvironment: connection limits and timeouts', () => {
       HEADERS_TIMEOUT_MS: '2000',
       REQUEST_TIMEOUT_MS: '2000',
       KEEP_ALIVE_TIMEOUT_MS: '100',
+      CONNECTION_REFUSALS_PER_CLIENT: '0',
+      CONNECTION_REFUSAL_TIMEOUT_MS: '250',
+      LINGERING_TIME_MS: '30000',
+      LINGERING_TIMEOUT_MS: '0',
     });
     expect(environment).toMatchObject({
       MAX_CONNECTIONS: 900,
@@ -135,6 +143,10 @@ describe('validateEnvironment: connection limits and timeouts', () => {
       HEADERS_TIMEOUT_MS: 2000,
       REQUEST_TIMEOUT_MS: 2000,
       KEEP_ALIVE_TIMEOUT_MS: 100,
+      CONNECTION_REFUSALS_PER_CLIENT: 0,
+      CONNECTION_REFUSAL_TIMEOUT_MS: 250,
+      LINGERING_TIME_MS: 30_000,
+      LINGERING_TIMEOUT_MS: 0,
     });
   });
 
@@ -146,6 +158,22 @@ describe('validateEnvironment: connection limits and timeouts', () => {
     [
       { MAX_PIPELINED_REQUESTS: 'many' },
       'Invalid configuration: MAX_PIPELINED_REQUESTS="many" must be a whole number of requests, 1 or more',
+    ],
+    [
+      { CONNECTION_REFUSALS_PER_CLIENT: '-1' },
+      'Invalid configuration: CONNECTION_REFUSALS_PER_CLIENT="-1" must be a whole number of connections, 0 or more',
+    ],
+    [
+      { CONNECTION_REFUSAL_TIMEOUT_MS: '5' },
+      'Invalid configuration: CONNECTION_REFUSAL_TIMEOUT_MS="5" must be a whole number of milliseconds, from 10 to 60000',
+    ],
+    [
+      { LINGERING_TIME_MS: '1h' },
+      'Invalid configuration: LINGERING_TIME_MS="1h" must be a whole number of milliseconds, from 0 to 600000',
+    ],
+    [
+      { LINGERING_TIMEOUT_MS: '600001' },
+      'Invalid configuration: LINGERING_TIMEOUT_MS="600001" must be a whole number of milliseconds, from 0 to 600000',
     ],
     [
       { HEADERS_TIMEOUT_MS: '50' },

@@ -69,6 +69,25 @@ export class Environment {
   @WholeNumber(1, 1_000_000, 'must be a whole number of connections, 1 or more')
   MAX_CONNECTIONS_PER_CLIENT: number = 32;
 
+  /**
+   * Connections past MAX_CONNECTIONS_PER_CLIENT still answered 503 (with Retry-After) rather than
+   * closed at accept; past these, a client's further connections are closed at accept.
+   */
+  @WholeNumber(0, 1_000_000, 'must be a whole number of connections, 0 or more')
+  CONNECTION_REFUSALS_PER_CLIENT: number = 128;
+
+  /** How long such a connection may take to send its request's headers before its 503 anyway. */
+  @WholeNumber(10, 60_000, 'must be a whole number of milliseconds, from 10 to 60000')
+  CONNECTION_REFUSAL_TIMEOUT_MS: number = 1_000;
+
+  /** After a refusal sent while a body may still arrive: how long what arrives is read and dropped, at most. */
+  @WholeNumber(0, 600_000, 'must be a whole number of milliseconds, from 0 to 600000')
+  LINGERING_TIME_MS: number = 5_000;
+
+  /** …and how long the client may send nothing before the connection closes (nginx's lingering_timeout). */
+  @WholeNumber(0, 600_000, 'must be a whole number of milliseconds, from 0 to 600000')
+  LINGERING_TIMEOUT_MS: number = 1_000;
+
   /** Requests one connection may have sent and not yet had answered (pipelining depth). */
   @WholeNumber(1, 10_000, 'must be a whole number of requests, 1 or more')
   MAX_PIPELINED_REQUESTS: number = 8;

@@ -13,7 +13,7 @@ import {
   INVALID_INPUT_MESSAGE,
   PAYLOAD_TOO_LARGE_MESSAGE,
   UNSUPPORTED_MEDIA_TYPE_MESSAGE,
-} from '../common/error-messages';
+} from '../edge/error-messages';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard';
 import { DEFAULT_RATE_LIMIT_PER_DAY } from '../config/environment';
 import { rateLimitHeaderDocs } from '../rate-limit/rate-limit-headers.docs';

@@ -1,6 +1,5 @@
-import type { Request } from 'express';
 import { Counter, Histogram, Registry } from 'prom-client';
-import type { WatchedResponse } from '../common/response-hook';
+import type { AnswerRecord } from '../edge/answers';
 
 /** The `route` label of a request no route handled: unknown paths, bodies refused before routing. */
 const UNMATCHED_ROUTE = 'unmatched';
@@ -38,8 +37,9 @@ function routeLabel(route: ExpressRoute | undefined, method: string): string {
 }
 
 /**
- * The per-request metrics, recorded through the response hook once an answer is sent whole, so they
- * also count answers made before routing (413, malformed JSON, CORS preflight, 404). The labels are
+ * The per-request metrics, recorded through the edge once an answer is sent whole, so they also
+ * count answers made before routing (413, 408, malformed JSON, CORS preflight, 404) and on the
+ * metrics server. The labels are
  * the route pattern (never the raw URL), the method and the status: all bounded, and enough for
  * any status's count (429s, 400s: `http_requests_total{status="429"}`). Labelled children are
  * cached in nested Maps, so a request builds no label objects.
@@ -66,13 +66,11 @@ export class HttpMetrics {
     });
   }
 
-  /** The response hook's observer: an answer sent whole is counted and timed; an abort is not. */
-  readonly record = (response: WatchedResponse, elapsedMs: number): void => {
-    if (!response.writableFinished) return;
-    const request = response.req as Request;
-    const { method } = request;
-    const children = this.childrenOf(routeLabel(request.route as ExpressRoute, method), method);
-    const status = response.statusCode;
+  /** The edge's observer: an answer sent whole is counted and timed; an abort is not. */
+  readonly record = (answer: AnswerRecord): void => {
+    const { method, status, elapsedMs } = answer;
+    if (!answer.completed || status === null) return;
+    const children = this.childrenOf(routeLabel(answer.route as ExpressRoute, method), method);
     let requests = children.byStatus.get(status);
     if (requests === undefined) {
       requests = this.requests.labels({ method, route: children.route, status });

@@ -4,10 +4,12 @@ import { once } from 'node:events';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { explainListenError } from '../common/listen-error';
+import { answerError } from '../edge/answers';
 import { Environment } from '../config/environment';
 import { MetricsService } from './metrics.service';
 
-const NOT_FOUND = JSON.stringify({ statusCode: 404, message: 'Not Found' });
+/** How scrapes are labelled in http_requests_total (its own 404s are `unmatched`). */
+const METRICS_ROUTE = { path: '/metrics', methods: { get: true, head: true } };
 
 /**
  * `GET /metrics` on the management port (METRICS_HOST:METRICS_PORT, 127.0.0.1:9464 by default),
@@ -17,7 +19,8 @@ const NOT_FOUND = JSON.stringify({ statusCode: 404, message: 'Not Found' });
  */
 @Injectable()
 export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly server: Server;
+  /** The management server (app.setup.ts puts it behind the edge, as the public one). */
+  readonly server: Server;
   private readonly logger = new Logger('Metrics');
 
   constructor(
@@ -27,8 +30,8 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
     this.server = createServer((request, response) => {
       this.answer(request, response).catch((error: unknown) => {
         this.logger.error(error instanceof Error ? error : String(error));
-        if (!response.headersSent) response.writeHead(500);
-        response.end();
+        if (!response.headersSent) answerError(response, 500);
+        else response.end();
       });
     });
   }
@@ -56,10 +59,10 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
   private async answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = (request.url ?? '').split('?')[0];
     if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
-      response.writeHead(404, { 'Content-Type': 'application/json; charset=utf-8' });
-      response.end(NOT_FOUND);
+      answerError(response, 404);
       return;
     }
+    (request as IncomingMessage & { route?: unknown }).route = METRICS_ROUTE;
     const text = await this.metrics.scrape();
     response.writeHead(200, { 'Content-Type': this.metrics.contentType });
     response.end(request.method === 'HEAD' ? undefined : text);

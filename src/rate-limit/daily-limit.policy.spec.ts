@@ -13,15 +13,18 @@ const REFUSAL =
 
 /** A request as Express hands it over, from CLIENT unless told; `route` once Express routed it. */
 const requestTo = (method: string, path: string, route?: { path: string }, ip = CLIENT) =>
-  ({ method, path, route, ip, socket: {} }) as unknown as Request;
+  ({ method, path, route, ip, socket: {}, complete: true, headers: {} }) as unknown as Request;
 const routed = (ip = CLIENT) =>
   requestTo('POST', '/api/depreciate', { path: '/api/depreciate' }, ip);
 
-function fakeResponse() {
+function fakeResponse(req: Request = routed()) {
   const headers: Record<string, unknown> = {};
   const response = {
+    req,
+    socket: null,
     statusCode: 200,
     body: undefined as unknown,
+    hasHeader: (name: string) => name.toLowerCase() in headers,
     setHeader: (name: string, value: unknown) => (headers[name.toLowerCase()] = value),
     end: (body: unknown) => (response.body = body),
   };
@@ -46,7 +49,7 @@ describe('DailyLimitPolicy', () => {
 
   /** The early refusal: whether it passed the request on, and what it answered. */
   const early = (request: Request) => {
-    const { response, headers, asExpress } = fakeResponse();
+    const { response, headers, asExpress } = fakeResponse(request);
     let passed = false;
     policy.refuseEarly(request, asExpress, () => (passed = true));
     return { passed, status: response.statusCode, body: response.body, headers };

@@ -3,9 +3,10 @@ import { ConfigService } from '@nestjs/config';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { NextFunction, Request, Response } from 'express';
 import type { ServerResponse } from 'node:http';
-import { rateLimitMessage } from '../common/error-messages';
 import { Environment } from '../config/environment';
-import { clientKey } from './client-key';
+import { answerError } from '../edge/answers';
+import { clientKey } from '../edge/client-key';
+import { rateLimitMessage } from '../edge/error-messages';
 import { DailyLimitRecord, DailyLimitStorage } from './daily-limit.storage';
 import { setRateLimitHeaders } from './rate-limit-headers';
 
@@ -21,8 +22,8 @@ function routeKey({ method, path }: Pick<Request, 'method' | 'path'>): string {
 /**
  * The daily limit, decided in one place: RATE_LIMIT_PER_DAY requests per client per UTC day, one
  * budget per client across the API (docs/contract.md, "Daily limit"). The guard counts through
- * `admit`; the early refusal answers through `refuseEarly`. Both write the same headers and the
- * same 429 bytes.
+ * `admit`; the early refusal answers through `refuseEarly`. Both write the same headers, and the
+ * same 429 body through the edge's writer (the guard's by way of the exception filter).
  *
  * The early refusal: once the guard has refused a request on a route, a client already over its
  * limit is answered there before its body is read (no parsing, no routing, no store round trip).
@@ -32,9 +33,8 @@ function routeKey({ method, path }: Pick<Request, 'method' | 'path'>): string {
 export class DailyLimitPolicy {
   /** Requests per client per UTC day. */
   readonly limit: number;
-  /** The refusal the guard throws; the exception filter turns it into `refusalBody`. */
+  /** The refusal the guard throws; the exception filter writes its body. */
   readonly refusal: ThrottlerException;
-  private readonly refusalBody: Buffer;
   /** routeKey → Express's route, so metrics label an early refusal with it. */
   private readonly refusedRoutes = new Map<string, unknown>();
 
@@ -45,7 +45,6 @@ export class DailyLimitPolicy {
     this.limit = config.get('RATE_LIMIT_PER_DAY', { infer: true });
     const message = rateLimitMessage(this.limit);
     this.refusal = new ThrottlerException(message);
-    this.refusalBody = Buffer.from(JSON.stringify({ statusCode: 429, message }));
   }
 
   /** Who a request counts against (the throttler's `getTracker`). */
@@ -78,14 +77,9 @@ export class DailyLimitPolicy {
     if (record === undefined) return next();
     request.route = route;
     setRateLimitHeaders(response, this.limit, record);
-    response.statusCode = 429;
-    response.setHeader('Content-Type', 'application/json; charset=utf-8');
-    response.setHeader('Content-Length', this.refusalBody.length);
-    // A body still arriving is not read: the connection closes once the 429 is sent, rather than
-    // Node reading and discarding whatever the client declared.
-    response.end(this.refusalBody, () => {
-      if (!request.complete) request.socket.destroy();
-    });
+    // A body still arriving is not read: a small declared one is dropped and the connection kept,
+    // anything else gets `Connection: close` and a lingering close (answerError).
+    answerError(response, 429, this.refusal.message);
   };
 
   /** The counted refusal when the store knows at once that the client is over; else undefined. */

@@ -1,6 +1,8 @@
 import type { CorsOptions } from '@nestjs/common/interfaces/external/cors-options.interface';
 import { RATE_LIMIT_HEADERS } from '../rate-limit/rate-limit-headers';
 
+const EXPOSED_HEADERS = [...Object.values(RATE_LIMIT_HEADERS), 'X-Request-Id'];
+
 /**
  * A public API meant for browsers: any origin, no credentials. A preflight (`OPTIONS` with an
  * Origin) is answered 204 by the CORS middleware, before routing, so it never counts against the
@@ -10,7 +12,16 @@ export const CORS_OPTIONS: CorsOptions = {
   origin: '*',
   methods: ['GET', 'HEAD', 'POST'],
   allowedHeaders: ['Content-Type', 'X-Request-Id'],
-  exposedHeaders: [...Object.values(RATE_LIMIT_HEADERS), 'X-Request-Id'],
+  exposedHeaders: EXPOSED_HEADERS,
   maxAge: 86_400,
   optionsSuccessStatus: 204,
 };
+
+/**
+ * What the CORS middleware adds to an answer, for the answers written before it runs (refusals at
+ * the edge): without them a page sees a network error instead of the error body.
+ */
+export const CORS_ANSWER_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ['Access-Control-Allow-Origin', '*'],
+  ['Access-Control-Expose-Headers', EXPOSED_HEADERS.join(',')],
+];

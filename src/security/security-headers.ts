@@ -30,7 +30,7 @@ const DIRECTIVES = {
  * frame it, browsers must not sniff another type, and HTTPS sticks. helmet's other headers govern
  * how a browser renders a document, which a JSON answer is not.
  */
-const JSON_HEADERS: Array<[string, string]> = [
+export const JSON_SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"],
   ['Strict-Transport-Security', 'max-age=31536000; includeSubDomains'],
   ['X-Content-Type-Options', 'nosniff'],
@@ -57,7 +57,7 @@ export function securityHeaders(docsPath: string): Middleware {
       forDocuments(request, response, next);
       return;
     }
-    for (const [name, value] of JSON_HEADERS) response.setHeader(name, value);
+    for (const [name, value] of JSON_SECURITY_HEADERS) response.setHeader(name, value);
     next();
   };
 }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 
 /**
  * What a client saw of one request: the answer, or the error its library raised instead (a reset,
@@ -19,6 +20,8 @@ export interface ClientCall {
   from?: string;
   /** A keep-alive agent whose sockets are reused; `agent: false` (a new connection) unless given. */
   agent?: Agent;
+  /** An already open connection to send it on (a pool that opened its connections first). */
+  socket?: Socket;
 }
 
 const parse = (text: string): unknown => {
@@ -47,7 +50,8 @@ export function nodeRequest(call: ClientCall): Promise<Outcome> {
         path: call.path ?? '/api/depreciate',
         headers: { 'content-type': 'application/json', ...call.headers },
         localAddress: call.agent ? undefined : call.from,
-        agent: call.agent ?? false,
+        // Node uses createConnection only without an agent (agent: false makes a new one).
+        ...(call.socket ? { createConnection: () => call.socket } : { agent: call.agent ?? false }),
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -65,6 +69,20 @@ export function nodeRequest(call: ClientCall): Promise<Outcome> {
     req.on('error', (error) => resolve({ error: codeOf(error) }));
     req.end(call.body);
   });
+}
+
+/** `count` connections from `from`, all open before any request is sent on them. */
+export function openConnections(port: number, from: string, count: number): Promise<Socket[]> {
+  return Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Socket>((resolve, reject) => {
+          const socket = connect({ port, host: '127.0.0.1', localAddress: from });
+          socket.once('connect', () => resolve(socket)).once('error', reject);
+        }),
+    ),
+  );
 }
 
 /** A keep-alive agent bound to `from`: every socket it opens is that client's. */

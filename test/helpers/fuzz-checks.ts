@@ -3,7 +3,7 @@ import {
   PAYLOAD_TOO_LARGE_MESSAGE,
   rateLimitMessage,
   UNSUPPORTED_MEDIA_TYPE_MESSAGE,
-} from '../../src/common/error-messages';
+} from '../../src/edge/error-messages';
 import { FuzzRequest } from './fuzz-requests';
 import { Exchange, parseResponses, RawResponse } from './raw-http';
 

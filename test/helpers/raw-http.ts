@@ -86,6 +86,18 @@ export class RawConnection {
     });
   }
 
+  /**
+   * Resolves once the peer has closed the connection, as a client that never reads finds out: by
+   * writing (an empty line, which HTTP/1.1 ignores between requests) every `everyMs` until a write
+   * fails.
+   */
+  async closedUnderWrites(everyMs = 250): Promise<void> {
+    while (!this.ended) {
+      this.socket.write('\r\n');
+      await Promise.race([this.closed, new Promise((resolve) => setTimeout(resolve, everyMs))]);
+    }
+  }
+
   /** Destroys the socket at once (a client hanging up). */
   close(): void {
     this.socket.destroy();

@@ -6,3 +6,6 @@ export const INTERNAL_ERROR_MESSAGE = 'Internal server error';
 
 export const rateLimitMessage = (limit: number): string =>
   `Rate limit exceeded. Maximum ${limit} requests per 24 hours.`;
+/** A connection past MAX_CONNECTIONS_PER_CLIENT: not the daily limit, so not its 429 message. */
+export const OVER_CONNECTION_CAP_MESSAGE =
+  'Too many connections from this client: retry in a second';

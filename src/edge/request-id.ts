@@ -14,3 +14,11 @@ export function requestId(request: IncomingMessage, response: ServerResponse): s
   response.setHeader('X-Request-Id', id);
   return id;
 }
+
+/** A request once the edge has seen it: `id` is its request id, also in X-Request-Id. */
+export type IdentifiedRequest = IncomingMessage & { id?: string };
+
+/** Gives the request its id (X-Request-Id), before anything else handles it. */
+export const identifyRequest = (request: IdentifiedRequest, response: ServerResponse): void => {
+  request.id = requestId(request, response);
+};

@@ -1,0 +1,35 @@
+import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
+import { answerOnSocket } from './answers';
+import { isLingering } from './lingering-close';
+
+/** Node's own statuses for what its HTTP parser refuses; anything else is a malformed request. */
+const STATUS_BY_CODE: Partial<Record<string, number>> = {
+  HPE_HEADER_OVERFLOW: 431,
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 413,
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+};
+
+/**
+ * The server's `clientError` listener: a request Node's HTTP parser refuses (a broken request
+ * line, an unknown method, bad chunked encoding, headers too large, a timeout) never reaches
+ * Express, and Node would answer it with a bare status line and reset what follows. This answers
+ * it with the API's error body and a lingering close (answerOnSocket). A connection already
+ * closing with a lingering close keeps its own bounds: Node's request timeout does not cut it.
+ */
+export function answerClientError(
+  error: Error & { code?: string; rawPacket?: Buffer },
+  socket: Duplex,
+): void {
+  if (isLingering(socket as Socket)) {
+    if (error.code !== 'ERR_HTTP_REQUEST_TIMEOUT') socket.destroy();
+    return;
+  }
+  if (error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  answerOnSocket(socket as Socket, STATUS_BY_CODE[error.code ?? ''] ?? 400, {
+    packet: error.rawPacket,
+  });
+}

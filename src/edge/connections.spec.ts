@@ -1,0 +1,80 @@
+import { once } from 'node:events';
+import { createServer, IncomingMessage, request, ServerResponse } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connectionHolds, requestsWaiting } from './connections';
+import { installEdge } from './edge';
+
+const LIMITS = {
+  maxConnections: 100,
+  maxConnectionsPerClient: 100,
+  connectionRefusalsPerClient: 0,
+  connectionRefusalTimeoutMs: 1_000,
+  maxPipelinedRequests: 8,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 15_000,
+  keepAliveTimeoutMs: 5_000,
+};
+
+/**
+ * What each connection holds decides the shutdown: a partial head is answered 408, a connection
+ * that never sent anything is closed, and at SHUTDOWN_TIMEOUT_MS the exit is 1 only if a request
+ * was being handled. Checked on a real server's sockets, in this process.
+ */
+describe('connectionHolds and requestsWaiting', () => {
+  const handled: Array<{ request: IncomingMessage; response: ServerResponse }> = [];
+  const server = createServer((req, response) => handled.push({ request: req, response }));
+  const edge = installEdge(server, {
+    limits: LIMITS,
+    lingering: { timeMs: 1_000, timeoutMs: 500 },
+    bodyLimit: 8_192,
+    answerHeaders: [],
+    observers: [],
+    isTrustedProxy: () => false,
+  });
+  let port: number;
+  const holds = () =>
+    [...edge.connections].map((socket) => [connectionHolds(socket), requestsWaiting(socket)]);
+
+  beforeAll(async () => {
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it('tell a request arriving, one being handled, and an answered connection apart', async () => {
+    const client = request({ port, method: 'POST', headers: { 'content-length': '10' } });
+    client.on('error', () => undefined);
+    client.flushHeaders();
+    await once(server, 'request');
+    expect(holds()).toEqual([['arriving', 1]]);
+    client.end('0123456789');
+    handled[0].request.resume();
+    await once(handled[0].request, 'end');
+    expect(holds()).toEqual([['handled', 1]]);
+    handled[0].response.end('done');
+    await once(handled[0].response, 'close');
+    expect(holds()).toEqual([['nothing', 0]]);
+    client.destroy();
+  });
+
+  it('tell a connection that sent part of a head from one that sent nothing', async () => {
+    const silent = connect({ port, host: '127.0.0.1' });
+    await once(silent, 'connect');
+    const partial = connect({ port, host: '127.0.0.1' });
+    await once(partial, 'connect');
+    partial.write('GET / HTTP/1.1\r\nHo');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const of = (client: Socket) =>
+      [...edge.connections].find((socket) => socket.remotePort === client.localPort);
+    expect([connectionHolds(of(silent)!), connectionHolds(of(partial)!)]).toEqual([
+      'nothing',
+      'headers',
+    ]);
+    silent.destroy();
+    partial.destroy();
+  });
+});

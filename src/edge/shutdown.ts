@@ -1,0 +1,140 @@
+import { Logger } from '@nestjs/common';
+import type { Server } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { answerOnSocket } from './answers';
+import { connectionHolds } from './connections';
+import type { Edge } from './edge';
+import { lingeringClose } from './lingering-close';
+
+const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
+/** The listener stays open until this long passes without a new connection: the kernel's queue is empty. */
+const QUIET_MS = 20;
+const MAX_ACCEPT_WAIT_MS = 500;
+/** After the listener closes, how often connections that hold no whole request are looked at. */
+const SWEEP_EVERY_MS = 100;
+/** …and how long such a connection must have sent nothing before it is answered 408 or closed. */
+const QUIET_CLIENT_MS = 500;
+
+export interface ShutdownOptions {
+  /** SHUTDOWN_TIMEOUT_MS: how long the requests being handled may take. */
+  timeoutMs: number;
+  /** SHUTDOWN_DRAIN_DELAY_MS: how long readiness answers 503 while requests are still served. */
+  drainDelayMs: number;
+  /** At the signal: readiness starts answering 503. */
+  onSignal: () => void;
+  /** Once every connection has ended: the application closes (every module's shutdown hooks). */
+  close: () => Promise<void>;
+}
+
+/** Resolves once QUIET_MS pass with no new connection: what the kernel had queued is taken in. */
+async function acceptQueued(server: Server): Promise<void> {
+  let accepted = 0;
+  const count = () => (accepted += 1);
+  server.on('connection', count);
+  const deadline = Date.now() + MAX_ACCEPT_WAIT_MS;
+  for (let before = -1; before !== accepted && Date.now() < deadline;) {
+    before = accepted;
+    await sleep(QUIET_MS);
+  }
+  server.off('connection', count);
+}
+
+/**
+ * Stops listening and resolves once every connection has ended, resetting none the server has
+ * accepted: every answer already says `Connection: close` and ends with a lingering close. Node's
+ * own `server.close()` is not used: it closes idle keep-alive connections at once (a client
+ * sending its next request just then gets a reset) and stops checking the header and request
+ * timeouts. Instead, idle keep-alive connections end at their keep-alive timeout (clients that read
+ * the `Keep-Alive: timeout` hint, as Node's agent and fetch do, stop using them before); a
+ * connection that has sent only part of a request's headers and nothing for QUIET_CLIENT_MS is
+ * answered 408, and one that has sent nothing at all for as long is closed gently (a lingering
+ * close, no reset).
+ */
+function stopListening(edge: Edge): Promise<void> {
+  const closed = new Promise<void>((resolve) =>
+    NetServer.prototype.close.call(edge.server, () => resolve()),
+  );
+  const quietSince = new Map<Socket, { bytes: number; since: number }>();
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const socket of edge.connections) {
+      const seen = quietSince.get(socket);
+      if (seen === undefined || seen.bytes !== socket.bytesRead) {
+        quietSince.set(socket, { bytes: socket.bytesRead, since: now });
+        continue;
+      }
+      // A connection is judged only once it has sent nothing for QUIET_CLIENT_MS: under load a
+      // request can wait in the kernel a while before the server reads it.
+      if (now - seen.since < QUIET_CLIENT_MS) continue;
+      const holds = connectionHolds(socket);
+      if (holds === 'headers') answerOnSocket(socket, 408);
+      else if (holds === 'nothing' && socket.bytesRead === 0) {
+        lingeringClose(socket, edge.lingering);
+      }
+    }
+    for (const socket of quietSince.keys()) if (socket.destroyed) quietSince.delete(socket);
+  }, SWEEP_EVERY_MS).unref();
+  return closed.finally(() => clearInterval(sweep));
+}
+
+/**
+ * On SIGTERM or SIGINT: readiness answers 503 at once, and for `drainDelayMs` requests are still
+ * served, their connections closed after each answer (a load balancer needs time to stop sending,
+ * and its pooled connections must move). Then keep-alive until what the kernel has queued is
+ * accepted, the listener closed, every answer from there on closing its connection, the
+ * connections ended without a reset (stopListening), the application closed (the Redis client
+ * quits there) and the process exits 0. Nest's own `enableShutdownHooks()` is not used: it runs
+ * `onModuleDestroy` before the HTTP server stops, and re-raises the signal (exit code 143). Past
+ * `timeoutMs` the connections left are closed; the exit is 0 if none of them had a request being
+ * handled (only requests still arriving, or idle connections), else 1.
+ */
+export function enableGracefulShutdown(edge: Edge, options: ShutdownOptions): void {
+  const logger = new Logger('Shutdown');
+  let closing = false;
+  const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
+    if (closing) return;
+    closing = true;
+    options.onSignal();
+    logger.log(`${signal} received: not ready; no new connections in ${options.drainDelayMs} ms`);
+    // During the drain delay answers close their connections, so clients behind a load balancer
+    // reconnect to other instances.
+    edge.draining = options.drainDelayMs > 0;
+    await sleep(options.drainDelayMs);
+    // Then keep-alive again until the listener is closed: a client that reconnected after every
+    // answer would always have a connection in the kernel's queue, and closing the listener
+    // resets those. Once the queue is empty the listener closes, and only then does every answer
+    // close its connection: the client's next connection is refused, not reset.
+    edge.draining = false;
+    await acceptQueued(edge.server);
+    const closed = stopListening(edge);
+    edge.draining = true;
+    logger.log('No new connections: finishing the requests in flight');
+    setTimeout(() => {
+      const open = [...edge.connections];
+      if (open.some((socket) => connectionHolds(socket) === 'handled')) {
+        logger.error(`Still busy ${options.timeoutMs} ms after ${signal}: exiting anyway`);
+        process.exit(1);
+      }
+      logger.warn(`Closing ${open.length} connection(s) that never sent a whole request`);
+      for (const socket of open) socket.destroy();
+      // Whatever else still hangs (a module's shutdown hook), it gets as long again, not more.
+      setTimeout(() => {
+        logger.error(`Still closing ${2 * options.timeoutMs} ms after ${signal}: exiting anyway`);
+        process.exit(1);
+      }, options.timeoutMs).unref();
+    }, options.timeoutMs).unref();
+    await closed;
+    await options.close();
+    logger.log('Closed');
+    process.exit(0);
+  };
+  for (const signal of SIGNALS) {
+    process.on(signal, (received: NodeJS.Signals) => {
+      shutdown(received).catch((error: unknown) => {
+        logger.error('Shutdown failed', error instanceof Error ? error.stack : String(error));
+        process.exit(1);
+      });
+    });
+  }
+}
