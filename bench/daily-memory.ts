@@ -56,7 +56,7 @@ async function redisPerKey(redis: Redis, kind: keyof typeof key): Promise<void> 
     const end = Math.min(start + 1_000, CLIENTS);
     const batch = [];
     for (let i = start; i < end; i++)
-      batch.push(redis.dailyAdd(redisKey(key[kind](i), now), 1, 52_260));
+      batch.push(redis.dailyCount(redisKey(key[kind](i), now), 'instance', 1, 52_260, 0, 0, 'add'));
     await Promise.all(batch);
   }
   const perKey = ((await used()) - before) / CLIENTS;
@@ -75,9 +75,9 @@ async function main(): Promise<void> {
   if (!HAS_REDIS) return console.log('redis: not measured (apt-get install redis-server)');
   const server = await startRedis();
   // The service's script, without its 200 ms command timeout: the batches here are large.
-  const { DAILY_ADD_LUA } = dist.redisClient();
+  const { DAILY_COUNT_LUA } = dist.redisDailyCount();
   const redis = new Redis(`redis://127.0.0.1:${server.port}`, {
-    scripts: { dailyAdd: { lua: DAILY_ADD_LUA, numberOfKeys: 1 } },
+    scripts: { dailyCount: { lua: DAILY_COUNT_LUA, numberOfKeys: 1 } },
   });
   try {
     await redisPerKey(redis, 'ipv4');

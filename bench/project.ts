@@ -7,7 +7,7 @@ import type * as DtoModule from '../src/depreciation/dto/calculate-depreciation.
 import type * as VehicleTypeModule from '../src/depreciation/vehicle-type';
 import type * as ClientKeyModule from '../src/edge/client-key';
 import type * as MemoryStorageModule from '../src/rate-limit/memory-daily-limit.storage';
-import type * as RedisClientModule from '../src/rate-limit/redis-client';
+import type * as RedisCountModule from '../src/rate-limit/redis-daily-count';
 import type * as RedisStorageModule from '../src/rate-limit/redis-daily-limit.storage';
 
 /** The repository: this file runs as dist-bench/bench/project.js. */
@@ -36,7 +36,7 @@ export const dist = {
   clientKey: () => fromDist<typeof ClientKeyModule>('edge/client-key.js'),
   memoryStorage: () =>
     fromDist<typeof MemoryStorageModule>('rate-limit/memory-daily-limit.storage.js'),
-  redisClient: () => fromDist<typeof RedisClientModule>('rate-limit/redis-client.js'),
+  redisDailyCount: () => fromDist<typeof RedisCountModule>('rate-limit/redis-daily-count.js'),
   redisStorage: () =>
     fromDist<typeof RedisStorageModule>('rate-limit/redis-daily-limit.storage.js'),
 };

@@ -46,12 +46,16 @@ function accepts(port) {
   });
 }
 
-/** Answers whether GET /health/ready on `port` says 200: the instance counts in Redis. */
+/**
+ * Answers whether the instance on `port` counts in Redis: GET /health says `ok` (readiness alone
+ * would not do: an instance counting in its own memory is ready too).
+ */
 function ready(port) {
   return new Promise((done) => {
-    get({ host: HOST, port, path: '/health/ready', agent: false }, (res) => {
-      res.resume();
-      done(res.statusCode === 200);
+    get({ host: HOST, port, path: '/health', agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk) => (body += chunk));
+      res.on('end', () => done(res.statusCode === 200 && body.includes('"status":"ok"')));
     }).once('error', () => done(false));
   });
 }
@@ -187,7 +191,7 @@ async function main() {
         REDIS_URL: `redis://${HOST}:${redisPort}`,
         TRUST_PROXY: PROXY_ADDRESS,
       });
-      // As a readiness probe would: traffic only once the instance counts in Redis.
+      // Traffic only once the instance counts in Redis.
       return waitUntil(`instance-${index + 1}`, 'ready', instance, () => ready(instancePort));
     }),
   );

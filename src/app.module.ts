@@ -4,7 +4,7 @@ import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { ClockModule } from './common/clock.module';
 import { StrictValidationPipe } from './common/strict-validation.pipe';
-import { validateEnvironment } from './config/environment';
+import { configFromEnvironment } from './config/environment';
 import { DepreciationModule } from './depreciation/depreciation.module';
 import { HealthModule } from './health/health.module';
 import { PageModule } from './page/page.module';
@@ -18,7 +18,7 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
  */
 @Module({
   imports: [
-    ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: validateEnvironment }),
+    ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: configFromEnvironment }),
     ClockModule,
     LoggingModule,
     MetricsModule,

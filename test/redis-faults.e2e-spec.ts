@@ -2,7 +2,7 @@ import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
 import { health, redisHealth, remaining } from './helpers/daily-limit';
 import { depreciate, send, TimedAnswer } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
-import { ServerProcess, startServer, untilReady } from './helpers/server-process';
+import { isShared, ServerProcess, startServer, untilShared } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
 import { waitFor } from './helpers/wait';
 
@@ -10,24 +10,22 @@ const LIMIT = 20;
 /** Generous: a request in fallback takes a few ms; a slow Redis costs at most its 200 ms timeout. */
 const MAX_LATENCY_MS = 1_000;
 
-const countLines = (logs: string, text: string) =>
-  logs.split('\n').filter((line) => line.includes(text)).length;
-
 describeWithTools(['redis-server'], 'Redis faults under two built instances', () => {
   let redis: RedisServer;
   let a: ServerProcess;
   let b: ServerProcess;
+  /** Readiness as an operator who prefers strict sharing sets it. */
+  let strict: ServerProcess;
 
-  const startInstance = () =>
+  const startInstance = (env: Record<string, string> = {}) =>
     startServer({
       RATE_LIMIT_STORE: 'redis',
       REDIS_URL: redis.url,
       RATE_LIMIT_PER_DAY: String(LIMIT),
       LOG_LEVEL: 'info', // the return to shared counting is logged at info
       NO_COLOR: '1',
+      ...env,
     });
-  const isShared = async (server: ServerProcess) =>
-    ((await health(server.port)) as { status: string }).status === 'ok';
   const bothShared = async () => (await Promise.all([isShared(a), isShared(b)])).every(Boolean);
 
   /** `count` requests alternating between a and b from `from`: every answer 2xx/4xx, and fast. */
@@ -43,19 +41,20 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
 
   beforeAll(async () => {
     redis = await RedisServer.start();
-    [a, b] = await Promise.all([
-      startInstance().then(untilReady),
-      startInstance().then(untilReady),
+    [a, b, strict] = await Promise.all([
+      startInstance().then(untilShared),
+      startInstance().then(untilShared),
+      startInstance({ READINESS_REQUIRES_SHARED_COUNTERS: 'true' }).then(untilShared),
     ]);
   }, PROCESS_TEST_TIMEOUT_MS);
 
   afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
+    await Promise.all([a?.stop(), b?.stop(), strict?.stop()]);
     await redis?.stop();
   }, PROCESS_TEST_TIMEOUT_MS);
 
   it(
-    'keeps answering when Redis dies, says so once, and shares again when it is back',
+    'keeps answering and ready when Redis dies, says so once, and shares again when it is back',
     async () => {
       expect((await alternate(4, '127.0.0.21')).map(remaining)).toEqual([19, 18, 17, 16]);
 
@@ -70,13 +69,14 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
         // Since the outage began: after Redis was killed.
         const { since } = state.dailyLimit;
         expect(since >= killedAt).toBe(true);
-        expect(countLines(server.output, 'unavailable')).toBe(1);
+        expect(server.linesWith('unavailable')).toBe(1);
+        // Ready all the same: it serves, and a Redis outage must leave the balancer backends.
         const ready = await send({ port: server.port, path: '/health/ready' });
-        expect(ready.status).toBe(503);
-        expect(ready.json).toEqual({
-          statusCode: 503,
-          message: `Not ready: Redis unavailable since ${since}: counting in memory`,
-        });
+        const alone = { status: 'up', ...redisHealth(false).dailyLimit };
+        expect([ready.status, ready.json]).toEqual([
+          200,
+          { status: 'ok', info: { dailyLimit: alone }, error: {}, details: { dailyLimit: alone } },
+        ]);
         const live = await send({ port: server.port, path: '/health/live' });
         expect([live.status, live.json]).toEqual([
           200,
@@ -85,12 +85,25 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
         const metrics = await server.metrics();
         expect(metrics).toContain('daily_limit_store_shared{store="redis"} 0');
       }
+      // READINESS_REQUIRES_SHARED_COUNTERS=true: not ready while counting alone.
+      await waitFor('the strict instance to count alone', async () => !(await isShared(strict)));
+      const strictSince = ((await health(strict.port)) as { dailyLimit: { since: string } })
+        .dailyLimit.since;
+      const notReady = await send({ port: strict.port, path: '/health/ready' });
+      expect([notReady.status, notReady.json]).toEqual([
+        503,
+        {
+          statusCode: 503,
+          message: `Not ready: Redis unavailable since ${strictSince}: counting in memory`,
+        },
+      ]);
 
       await redis.restart();
       await waitFor('both instances to share counters again', bothShared);
       expect((await alternate(4, '127.0.0.23')).map(remaining)).toEqual([19, 18, 17, 16]);
       const shared = { status: 'up', ...redisHealth(true).dailyLimit };
-      for (const server of [a, b]) {
+      await waitFor('the strict instance to share again', () => isShared(strict));
+      for (const server of [a, b, strict]) {
         const ready = await send({ port: server.port, path: '/health/ready' });
         expect([ready.status, ready.json]).toEqual([
           200,
@@ -103,8 +116,8 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
         ]);
         const metrics = await server.metrics();
         expect(metrics).toContain('daily_limit_store_shared{store="redis"} 1');
-        expect(countLines(server.output, 'unavailable')).toBe(1);
-        expect(countLines(server.output, 'Daily counters shared in Redis')).toBe(2);
+        expect(server.linesWith('unavailable')).toBe(1);
+        expect(server.linesWith('Daily counters shared in Redis')).toBe(2);
       }
     },
     PROCESS_TEST_TIMEOUT_MS,

@@ -4,7 +4,7 @@ import { limited } from './helpers/bodies';
 import { health, redisHealth, remaining } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
-import { ServerProcess, startServer, untilReady } from './helpers/server-process';
+import { ServerProcess, startServer, untilShared } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
 
 const LIMIT = 20;
@@ -21,7 +21,7 @@ describeWithTools(['redis-server'], 'Daily counters shared in Redis by two built
     const env = { RATE_LIMIT_STORE: 'redis', REDIS_URL: redis.url, RATE_LIMIT_PER_DAY: `${LIMIT}` };
     const server = await startServer(env);
     servers.push(server);
-    return untilReady(server);
+    return untilShared(server);
   };
 
   beforeAll(async () => {
@@ -58,11 +58,11 @@ describeWithTools(['redis-server'], 'Daily counters shared in Redis by two built
     expect(statuses.filter((status) => status === 429)).toHaveLength(2 * LIMIT);
   });
 
-  it('keys a client by its UTC date and lets the key expire after the next midnight UTC', async () => {
+  it('keys a client by its UTC date (its total in a hash) and lets the key expire after the next midnight UTC', async () => {
     const client = new Redis(redis.url);
     try {
       const key = todayKey('127.0.0.11');
-      const [count, ttlMs] = await Promise.all([client.get(key), client.pttl(key)]);
+      const [count, ttlMs] = await Promise.all([client.hget(key, 'total'), client.pttl(key)]);
       const expiresAt = Date.now() + ttlMs;
       const nextMidnight = Math.ceil(Date.now() / 86_400_000) * 86_400_000;
       expect(Number(count)).toBe(LIMIT + 2);

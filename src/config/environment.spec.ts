@@ -1,4 +1,8 @@
-import { InvalidConfigurationError, validateEnvironment } from './environment';
+import {
+  configFromEnvironment,
+  InvalidConfigurationError,
+  validateEnvironment,
+} from './environment';
 
 /** Every variable's default (docs/contract.md, "Configuration"). */
 const DEFAULTS = {
@@ -7,6 +11,7 @@ const DEFAULTS = {
   RATE_LIMIT_PER_DAY: 100,
   RATE_LIMIT_STORE: 'memory',
   REDIS_URL: 'redis://127.0.0.1:6379',
+  READINESS_REQUIRES_SHARED_COUNTERS: false,
   TRUST_PROXY: false,
   LOG_LEVEL: 'info',
   MAX_CONNECTIONS: 0,
@@ -104,7 +109,22 @@ describe('validateEnvironment: the daily-limit store and client identity', () =>
     [
       'REDIS_URL',
       'http://127.0.0.1:6379',
-      'Invalid configuration: REDIS_URL="http://127.0.0.1:6379" must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379',
+      'Invalid configuration: REDIS_URL="http://127.0.0.1:6379" must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379 or rediss://user:password@host:6380/2',
+    ],
+    [
+      'REDIS_URL',
+      'redis://127.0.0.1:6379/abc',
+      'Invalid configuration: REDIS_URL="redis://127.0.0.1:6379/abc" must name its database with a whole number after the port, e.g. redis://127.0.0.1:6379/2',
+    ],
+    [
+      'REDIS_URL',
+      'redis://127.0.0.1:6379?db=2',
+      'Invalid configuration: REDIS_URL="redis://127.0.0.1:6379?db=2" must not have a query string or fragment (e.g. redis://127.0.0.1:6379 or rediss://user:password@host:6380/2)',
+    ],
+    [
+      'READINESS_REQUIRES_SHARED_COUNTERS',
+      'yes',
+      'Invalid configuration: READINESS_REQUIRES_SHARED_COUNTERS="yes" must be true or false',
     ],
     [
       'TRUST_PROXY',
@@ -113,6 +133,39 @@ describe('validateEnvironment: the daily-limit store and client identity', () =>
     ],
   ])('refuses %s=%j with one line naming it', (name, value, message) => {
     expect(() => validateEnvironment({ [name]: value })).toThrow(new Error(message));
+  });
+
+  it.each(['redis://h:6379/01', 'redis://h:6379/-1', 'redis://h:6379/2/x', 'redis://h/2147483648'])(
+    'refuses the database of %s (a whole number, as Redis takes it)',
+    (url) => {
+      expect(() => validateEnvironment({ REDIS_URL: url })).toThrow(/must name its database/);
+    },
+  );
+
+  it('counts in Redis when REDIS_URL is set without RATE_LIMIT_STORE', () => {
+    expect(validateEnvironment({ REDIS_URL: 'redis://cache:6379/0' })).toMatchObject({
+      RATE_LIMIT_STORE: 'redis',
+      REDIS_URL: 'redis://cache:6379/0',
+    });
+    // Empty is unset, as for every variable.
+    expect(validateEnvironment({ REDIS_URL: '' }).RATE_LIMIT_STORE).toBe('memory');
+  });
+
+  it('refuses REDIS_URL beside RATE_LIMIT_STORE=memory in one line', () => {
+    expect(() =>
+      validateEnvironment({ REDIS_URL: 'redis://cache:6379', RATE_LIMIT_STORE: 'memory' }),
+    ).toThrow(
+      new Error(
+        'Invalid configuration: REDIS_URL is set but RATE_LIMIT_STORE=memory: unset REDIS_URL to count in memory, or set RATE_LIMIT_STORE=redis',
+      ),
+    );
+  });
+
+  it('reads READINESS_REQUIRES_SHARED_COUNTERS as true or false', () => {
+    const strict = validateEnvironment({ READINESS_REQUIRES_SHARED_COUNTERS: 'true' });
+    expect(strict.READINESS_REQUIRES_SHARED_COUNTERS).toBe(true);
+    const lax = validateEnvironment({ READINESS_REQUIRES_SHARED_COUNTERS: 'false' });
+    expect(lax.READINESS_REQUIRES_SHARED_COUNTERS).toBe(false);
   });
 
   it('keeps a password in REDIS_URL out of the error', () => {
@@ -210,5 +263,17 @@ describe('validateEnvironment: the public and the management port', () => {
         `Invalid configuration: METRICS_PORT=${port} must differ from PORT (${port}): /metrics has a port of its own`,
       ),
     );
+  });
+});
+
+describe('configFromEnvironment', () => {
+  it('reads every value, and has no own key ConfigModule would copy into process.env', () => {
+    const config = configFromEnvironment({ PORT: '8080' });
+    expect([config.PORT, config.REDIS_URL, config.RATE_LIMIT_STORE]).toEqual([
+      8080,
+      'redis://127.0.0.1:6379',
+      'memory',
+    ]);
+    expect(Object.keys(config)).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsString, Matches, Max, Min, validateSync } from 'class-validator';
 import { DEFAULT_MAX_TRACKED_CLIENTS } from '../rate-limit/memory-daily-limit.storage';
+import { IsRedisUrl } from './redis-url';
 import { IsTrustProxy, parseTrustProxy, type TrustProxy } from './trust-proxy';
 
 const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'verbose'] as const;
@@ -45,11 +46,16 @@ export class Environment {
   @IsIn(RATE_LIMIT_STORES, { message: `must be one of ${RATE_LIMIT_STORES.join(', ')}` })
   RATE_LIMIT_STORE: RateLimitStore = 'memory';
 
-  @IsUrl(
-    { protocols: ['redis', 'rediss'], require_protocol: true, require_tld: false },
-    { message: 'must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379' },
-  )
+  /** Setting it (present and not empty) means Redis: RATE_LIMIT_STORE then defaults to redis. */
+  @IsRedisUrl()
   REDIS_URL: string = 'redis://127.0.0.1:6379';
+
+  /** Whether readiness answers 503 while this instance counts alone (Redis unavailable). */
+  @Transform(({ value }: { value: unknown }) =>
+    value === 'true' ? true : value === 'false' ? false : value,
+  )
+  @IsBoolean({ message: 'must be true or false' })
+  READINESS_REQUIRES_SHARED_COUNTERS: boolean = false;
 
   /** Express `trust proxy`, parsed here once (app.setup.ts applies it); undefined fails validation. */
   @Transform(({ value }: { value: unknown }) =>
@@ -139,6 +145,20 @@ const URL_CREDENTIALS = /\/\/[^/@\s"]*@/g;
 export class InvalidConfigurationError extends Error {}
 
 /**
+ * An operator who sets REDIS_URL means Redis: without RATE_LIMIT_STORE the store is redis, and
+ * RATE_LIMIT_STORE=memory beside it is a contradiction, refused rather than guessed.
+ */
+function impliedStore(environment: Environment, given: Record<string, unknown>): void {
+  if (given.REDIS_URL === undefined) return;
+  if (given.RATE_LIMIT_STORE === undefined) environment.RATE_LIMIT_STORE = 'redis';
+  if (environment.RATE_LIMIT_STORE !== 'redis') {
+    throw new InvalidConfigurationError(
+      `Invalid configuration: REDIS_URL is set but RATE_LIMIT_STORE=${environment.RATE_LIMIT_STORE}: unset REDIS_URL to count in memory, or set RATE_LIMIT_STORE=redis`,
+    );
+  }
+}
+
+/**
  * Validates the variables this service reads (unset or empty means the default) and returns them
  * typed. Throws one line naming the first bad variable, its value and what it must be.
  */
@@ -155,6 +175,7 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
       `Invalid configuration: ${error.property}=${value} ${reason}`,
     );
   }
+  impliedStore(environment, given);
   const conflict = conflictBetween(environment);
   if (conflict) throw new InvalidConfigurationError(`Invalid configuration: ${conflict}`);
   return environment;
@@ -173,3 +194,12 @@ function conflictBetween(environment: Environment): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * ConfigModule's `validate`: the validated environment, read through the prototype. ConfigModule
+ * copies the own keys of what `validate` returns into process.env, which would make every default
+ * look set to a child process or to a second app in the same process (a default REDIS_URL beside
+ * RATE_LIMIT_STORE=memory is a contradiction). Only what the operator set is in process.env.
+ */
+export const configFromEnvironment = (raw: Record<string, unknown>): Environment =>
+  Object.create(validateEnvironment(raw)) as Environment;

@@ -1,5 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
+import { Environment } from '../config/environment';
 import { MetricsService } from '../metrics/metrics.service';
 import { DailyLimitState, DailyLimitStorage } from './daily-limit.storage';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
@@ -12,21 +14,27 @@ export interface DailyLimitHealth {
 }
 
 /**
- * The health of the daily counters, decided here only. Up while they are where they are
- * configured to be: always with the in-memory store, and with Redis only while every instance
- * shares its counts. An instance that has fallen back to its own memory still serves, but lets
- * each client a budget of its own: degraded, and not ready. Also exported as the gauges
+ * The health of the daily counters, decided here only: `ok` while they are where they are
+ * configured to be, `degraded` while a Redis-backed instance has fallen back to its own memory (it
+ * serves, but lets each client a budget of its own). Readiness means "can serve", so a degraded
+ * instance stays ready: a Redis outage must not leave a load balancer without backends. Operators
+ * who prefer strict sharing to availability set READINESS_REQUIRES_SHARED_COUNTERS. Also exported as the gauges
  * `daily_limit_store_shared{store}` (1 while shared) and `daily_limit_memory_keys{kind}`, read at
  * scrape time: nothing per request.
  */
 @Injectable()
 export class DailyLimitHealthIndicator implements OnModuleInit {
+  private readonly requireShared: boolean;
+
   constructor(
     private readonly indicators: HealthIndicatorService,
     private readonly storage: DailyLimitStorage,
     private readonly metrics: MetricsService,
     private readonly memory: MemoryDailyLimitStorage,
-  ) {}
+    config: ConfigService<Environment, true>,
+  ) {
+    this.requireShared = config.get('READINESS_REQUIRES_SHARED_COUNTERS', { infer: true });
+  }
 
   health(): DailyLimitHealth {
     const dailyLimit = this.storage.state();
@@ -38,7 +46,7 @@ export class DailyLimitHealthIndicator implements OnModuleInit {
   check(key: string): HealthIndicatorResult {
     const { status, dailyLimit } = this.health();
     const session = this.indicators.check(key);
-    if (status === 'ok') return session.up({ ...dailyLimit });
+    if (status === 'ok' || !this.requireShared) return session.up({ ...dailyLimit });
     const since = dailyLimit.since ? ` since ${dailyLimit.since}` : '';
     return session.down({ ...dailyLimit, reason: `Redis unavailable${since}: counting in memory` });
   }

@@ -162,4 +162,12 @@ describe('MemoryDailyLimitStorage', () => {
       expect(storage.hit('2001:db8:ffff:2::/64', 3).totalHits).toBe(2);
     });
   });
+
+  it('follows a count that went down (a reset in Redis), and tells its count of a key', () => {
+    for (let i = 0; i < 5; i++) storage.hit('a', 3);
+    expect(storage.count('a')).toBe(5);
+    expect(storage.follow('a', 3, 1)).toMatchObject({ totalHits: 1, isBlocked: false });
+    expect(storage.refuseAtOnce('a', 3)).toBeUndefined();
+    expect([storage.count('a'), storage.count('unknown')]).toEqual([1, 0]);
+  });
 });

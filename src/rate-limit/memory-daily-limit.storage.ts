@@ -77,6 +77,27 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     return dailyRecord(hits, limit, secondsUntilReset(now));
   }
 
+  /**
+   * Sets `key`'s count to `count` exactly and answers this hit: the Redis store follows a shared
+   * count that went down (an operator reset the client). For a key tracked on its own (`tracks`).
+   */
+  follow(
+    key: string,
+    limit: number,
+    count: number,
+    now = this.clock.now().getTime(),
+  ): DailyLimitRecord {
+    const record = this.hit(key, limit, count, now);
+    if (utcDayNumber(now) !== this.day) return record;
+    this.counts.set(key, count);
+    return dailyRecord(count, limit, secondsUntilReset(now));
+  }
+
+  /** Today's count of `key` under its own key (0 when it has none). */
+  count(key: string, now = this.clock.now().getTime()): number {
+    return utcDayNumber(now) === this.day ? (this.counts.get(key) ?? 0) : 0;
+  }
+
   override refuseAtOnce(
     key: string,
     limit: number,

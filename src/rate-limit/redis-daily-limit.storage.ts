@@ -1,5 +1,5 @@
 import { Logger, LoggerService, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { once } from 'node:events';
+import { randomBytes } from 'node:crypto';
 import type Redis from 'ioredis';
 import { Clock } from '../common/clock';
 import {
@@ -8,50 +8,45 @@ import {
   DailyLimitStorage,
   dailyRecord,
 } from './daily-limit.storage';
-import { secondsUntilReset, utcDateKey, utcDayNumber } from './daily-window';
+import { secondsUntilReset, utcDayNumber } from './daily-window';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 import './redis-client';
+import { RedisCatchUp } from './redis-catch-up';
+import { RedisContributions } from './redis-contributions';
+import { keyTtl, redisKey } from './redis-daily-count';
 
-/** Every key starts with this, then the UTC date, then the client: `depreciation:daily:2026-11-21:203.0.113.7`. */
-export const REDIS_KEY_PREFIX = 'depreciation:daily';
-/** Keys outlive their day by this much, so an instance whose clock lags a little still finds its count. */
-export const EXPIRY_GRACE_SECONDS = 60;
-/** While counting alone, how often the store asks Redis whether it is back (one PING). */
+export { EXPIRY_GRACE_SECONDS, REDIS_KEY_PREFIX, redisKey } from './redis-daily-count';
+/** While counting alone, how often the store asks Redis whether it is back. */
 export const RECOVERY_PROBE_MS = 1_000;
 /** How long start-up waits for Redis before serving with memory counters. */
 const STARTUP_WAIT_MS = 1_000;
 
-export const redisKey = (client: string, epochMs: number): string =>
-  `${REDIS_KEY_PREFIX}:${utcDateKey(epochMs)}:${client}`;
-
-/** Hits counted in this instance's memory while Redis was away, by Redis key, not yet added there. */
-interface CountedAlone {
-  hits: number;
-  /** The UTC day of the key (its expiry follows from it). */
-  day: number;
-}
-
 /**
- * Daily counters shared by every instance in Redis: one atomic INCRBY (+ EXPIRE on the day's first
- * hit) per request, so exactly `limit` requests pass per client per day across instances.
+ * Daily counters shared by every instance in Redis: one atomic script per request on the client's
+ * day key (redis-daily-count.ts), so exactly `limit` requests pass per client per day across
+ * instances. Each instance adds to a field of its own in that key (a random id per process) and
+ * remembers what it contributed (RedisContributions), so a Redis that comes back empty gets it back.
  * When Redis is unreachable or slow, requests are counted in this instance's memory instead (never
  * an error, never a long wait), and remembered. While alone, the store asks Redis every
  * RECOVERY_PROBE_MS whether it is back (and when ioredis reconnects); once it answers, the store
- * adds what it counted alone to the shared counts (INCRBY of each client's hits, so the sum over
- * instances is exact), and only then counts in Redis again. Each change is logged once. The memory
- * counters follow the shared counts while Redis answers, so a fallback goes on from there.
+ * catches up (RedisCatchUp), and only then counts in Redis again. Each change is logged once. The
+ * memory counters follow the shared counts while Redis answers, so a fallback goes on from there.
+ * A key holding something else than a count is that client's event, never an outage.
  */
 export class RedisDailyLimitStorage
   extends DailyLimitStorage
   implements OnModuleInit, OnApplicationShutdown
 {
+  /** This process's field in each client's key; a restarted instance has lost its counts anyway. */
+  readonly instance = randomBytes(6).toString('base64url');
   private counting: DailyLimitState['counting'] = 'memory';
   private since: Date;
   /** Bumped on every failure, so a recovery that a failure overtook does not announce itself. */
   private failures = 0;
   private lastError = 'not connected';
   private closing = false;
-  private readonly alone = new Map<string, CountedAlone>();
+  private readonly contributions: RedisContributions;
+  private readonly catchUp: RedisCatchUp;
   private recovering?: Promise<void>;
   private probe?: NodeJS.Timeout;
   private started?: Promise<void>;
@@ -66,6 +61,16 @@ export class RedisDailyLimitStorage
   ) {
     super();
     this.since = clock.now();
+    this.contributions = new RedisContributions(memory.maxClients);
+    this.catchUp = new RedisCatchUp(
+      redis,
+      this.contributions,
+      memory,
+      clock,
+      this.instance,
+      address,
+      logger,
+    );
     redis.on('ready', () => void this.recover());
     redis.on('close', () => this.fallBack('connection closed'));
     // ioredis reports every failed reconnection here; the fall-back logs the outage once.
@@ -75,32 +80,43 @@ export class RedisDailyLimitStorage
   async hit(key: string, limit: number): Promise<DailyLimitRecord> {
     const now = this.clock.now().getTime();
     if (this.counting === 'redis') {
-      let shared: number | undefined;
+      const redisKeyNow = redisKey(key, now);
+      const own = this.contributions.ownOf(key, now);
+      const floor = Math.max(own, this.memory.count(key, now));
+      let reply: unknown;
+      let failed = false;
       try {
-        const ttl = secondsUntilReset(now) + EXPIRY_GRACE_SECONDS;
-        shared = await this.redis.dailyAdd(redisKey(key, now), 1, ttl);
+        reply = await this.redis.dailyCount(
+          redisKeyNow,
+          this.instance,
+          1,
+          keyTtl(utcDayNumber(now), now),
+          floor,
+          own,
+          'add',
+        );
       } catch (error) {
+        failed = true;
         this.fallBack(error instanceof Error ? error.message : String(error));
       }
-      // Added to the shared count: whatever happened meanwhile, it is not counted alone too. The
-      // shared count is exact: a full local copy does not make the client share a wider budget.
-      if (shared !== undefined) {
-        return this.memory.tracks(key, now)
-          ? this.memory.hit(key, limit, shared, now)
-          : dailyRecord(shared, limit, secondsUntilReset(now));
-      }
+      // Added to the shared count: whatever happened meanwhile, it is not counted alone too.
+      if (!failed) return this.counted(key, redisKeyNow, limit, reply, now);
     }
-    this.countAlone(redisKey(key, now), now);
+    this.contributions.countAlone(key, redisKey(key, now), now);
     return this.memory.hit(key, limit, 0, now);
   }
 
   /**
    * Over the limit by the count this instance last saw (shared counts while Redis answers, its
-   * own while it does not): refused at once, counted in memory only. Shared counts never fall
-   * within a day, so no instance would have let the request through.
+   * own while it does not): refused at once, counted in memory only. Such a client still asks
+   * Redis every few seconds (BLOCKED_RECHECK_MS), so an operator's reset of its key reaches it.
    */
   override refuseAtOnce(key: string, limit: number): DailyLimitRecord | undefined {
-    return this.memory.refuseAtOnce(key, limit, this.clock.now().getTime());
+    const now = this.clock.now().getTime();
+    const over = this.memory.count(key, now) >= limit;
+    if (over && this.counting === 'redis' && this.contributions.recheckDue(key, now))
+      return undefined;
+    return this.memory.refuseAtOnce(key, limit, now);
   }
 
   state(): DailyLimitState {
@@ -119,12 +135,23 @@ export class RedisDailyLimitStorage
     return this.stopped;
   }
 
-  /** Remembers a hit counted alone, for as many clients as the memory store tracks (the bound). */
-  private countAlone(key: string, now: number): void {
-    const entry = this.alone.get(key);
-    if (entry) entry.hits += 1;
-    else if (this.alone.size < this.memory.maxClients)
-      this.alone.set(key, { hits: 1, day: utcDayNumber(now) });
+  /**
+   * A reply to a hit. The shared count is exact: a full local copy does not make the client share
+   * a wider budget. A count that went down (an operator's reset) is followed; an unusable reply
+   * is counted in memory, for this client only.
+   */
+  private counted(key: string, rkey: string, limit: number, reply: unknown, now: number) {
+    const steady =
+      this.counting === 'redis' &&
+      this.recovering === undefined &&
+      this.contributions.pendingClients === 0;
+    const count = this.catchUp.read(key, rkey, reply, now, steady);
+    if (count === undefined) return this.memory.hit(key, limit, 0, now);
+    if (!this.memory.tracks(key, now))
+      return dailyRecord(count.total, limit, secondsUntilReset(now));
+    return count.reset
+      ? this.memory.follow(key, limit, count.total, now)
+      : this.memory.hit(key, limit, count.total, now);
   }
 
   private fallBack(reason: string): void {
@@ -145,16 +172,15 @@ export class RedisDailyLimitStorage
   }
 
   /**
-   * Once Redis answers: add what was counted alone, count in Redis again, then add what was counted
-   * alone meanwhile (under load, new hits would otherwise keep the catch-up from ever ending).
-   * One at a time.
+   * Once Redis answers: catch up (the database, a Redis that came back empty, what was counted
+   * alone), count in Redis again, then add what was counted alone meanwhile (under load, new hits
+   * would otherwise keep the catch-up from ever ending). One at a time.
    */
   private recover(): Promise<void> {
     if (this.counting === 'redis' || this.closing) return Promise.resolve();
     const failures = this.failures;
-    this.recovering ??= this.redis
-      .ping()
-      .then(() => this.addCountedAlone())
+    this.recovering ??= this.catchUp
+      .run()
       .then(() => {
         if (failures !== this.failures || this.closing) return;
         clearInterval(this.probe);
@@ -162,7 +188,9 @@ export class RedisDailyLimitStorage
         this.counting = 'redis';
         this.since = this.clock.now();
         this.logger.log(`Daily counters shared in Redis at ${this.address}`);
-        return this.addCountedAlone().catch((error: unknown) => this.fallBack(String(error)));
+        return this.catchUp
+          .addCountedAlone()
+          .catch((error: unknown) => this.fallBack(String(error)));
       })
       .catch((error: unknown) => {
         this.lastError = error instanceof Error ? error.message : String(error);
@@ -171,52 +199,39 @@ export class RedisDailyLimitStorage
     return this.recovering;
   }
 
-  /**
-   * Adds each client's hits counted alone so far to its shared count, all at once (pipelined);
-   * what could not be added is kept for the next try.
-   */
-  private async addCountedAlone(): Promise<void> {
-    const batch = [...this.alone];
-    this.alone.clear();
-    const now = this.clock.now().getTime();
-    const results = await Promise.allSettled(
-      batch.map(([key, { hits, day }]) =>
-        this.redis.dailyAdd(
-          key,
-          hits,
-          (day === utcDayNumber(now) ? secondsUntilReset(now) : 0) + EXPIRY_GRACE_SECONDS,
-        ),
-      ),
-    );
-    const failed = results.flatMap((result, i) => (result.status === 'rejected' ? [batch[i]] : []));
-    for (const [key, { hits, day }] of failed) {
-      const entry = this.alone.get(key);
-      if (entry) entry.hits += hits;
-      else this.alone.set(key, { hits, day });
-    }
-    if (failed.length > 0) throw new Error(`${failed.length} catch-up additions failed`);
-  }
-
   private async start(): Promise<void> {
-    if (this.redis.status !== 'ready') {
-      await once(this.redis, 'ready', { signal: AbortSignal.timeout(STARTUP_WAIT_MS) }).catch(
-        () => undefined,
-      );
-    }
+    if (this.redis.status !== 'ready') await this.firstReady();
     await this.recovering;
-    if (this.counting === 'memory') {
+    if (this.counting === 'memory' && !this.catchUp.databaseRefused) {
       this.logger.warn(
         `Redis at ${this.address} unavailable at start-up (${this.lastError}): counting in this instance's memory until it is back`,
       );
-      this.startProbing();
     }
+    if (this.counting === 'memory') this.startProbing();
+  }
+
+  /**
+   * Until the connection is ready, fails, or STARTUP_WAIT_MS pass. A refusal during the handshake
+   * (a database Redis refuses) is not a failure to connect: 'ready' follows, and the catch-up says.
+   */
+  private firstReady(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.redis.off('ready', done).off('error', failed);
+        resolve();
+      };
+      const failed = (error: Error) => error.name !== 'ReplyError' && done();
+      const timer = setTimeout(done, STARTUP_WAIT_MS);
+      this.redis.on('ready', done).on('error', failed);
+    });
   }
 
   private async stop(): Promise<void> {
     this.closing = true;
     clearInterval(this.probe);
     // What was counted alone reaches Redis before the instance goes, if Redis answers.
-    if (this.redis.status === 'ready') await this.addCountedAlone().catch(() => undefined);
+    if (this.redis.status === 'ready') await this.catchUp.addCountedAlone().catch(() => undefined);
     if (this.redis.status === 'ready') {
       await this.redis.quit().catch(() => this.redis.disconnect());
     } else {

@@ -1,9 +1,14 @@
+import { LoggerService } from '@nestjs/common';
+import type { Clock } from '../../src/common/clock';
 import {
   DailyLimitRecord,
   DailyLimitState,
   DailyLimitStorage,
   dailyRecord,
 } from '../../src/rate-limit/daily-limit.storage';
+import { MemoryDailyLimitStorage } from '../../src/rate-limit/memory-daily-limit.storage';
+import { createRedisClient } from '../../src/rate-limit/redis-client';
+import { RedisDailyLimitStorage } from '../../src/rate-limit/redis-daily-limit.storage';
 import { ISO_TIME } from './bodies';
 import { HttpAnswer, send } from './http';
 
@@ -45,4 +50,36 @@ export class OverLimitStorage extends DailyLimitStorage {
   state(): DailyLimitState {
     return { store: 'memory', counting: 'memory', shared: false };
   }
+}
+
+/** A logger that keeps its lines (`warn: …`), for stores under test. */
+export class RecordingLogger implements LoggerService {
+  readonly lines: string[] = [];
+  log(message: string) {
+    this.lines.push(`log: ${message}`);
+  }
+  warn(message: string) {
+    this.lines.push(`warn: ${message}`);
+  }
+  error(message: string) {
+    this.lines.push(`error: ${message}`);
+  }
+}
+
+/** A Redis store on `url` with a memory store of its own (one instance), started. */
+export async function startRedisStore(
+  url: string,
+  clock: Clock,
+  logger: LoggerService,
+): Promise<RedisDailyLimitStorage> {
+  const memory = new MemoryDailyLimitStorage(clock);
+  const storage = new RedisDailyLimitStorage(
+    createRedisClient(url),
+    memory,
+    clock,
+    'test-redis',
+    logger,
+  );
+  await storage.onModuleInit();
+  return storage;
 }

@@ -50,6 +50,11 @@ export class ServerProcess extends RunningProcess {
     return Number(/^process_resident_memory_bytes (\d+)/m.exec(await this.metrics())?.[1]);
   }
 
+  /** How many lines of its output contain `text`. */
+  linesWith(text: string): number {
+    return this.output.split('\n').filter((line) => line.includes(text)).length;
+  }
+
   /** stdout split into lines, each parsed as JSON (throws on a line that is not JSON). */
   logLines(): Record<string, unknown>[] {
     return this.stdout
@@ -98,8 +103,8 @@ export async function runToExit(
 
 /**
  * Waits until the server answers 200 on GET /health/ready, as a load balancer or orchestrator
- * would before sending it traffic (with Redis configured: until its counters are shared).
- * Otherwise kills the server (so no test is left waiting on it) and fails with its output.
+ * would before sending it traffic. Otherwise kills the server (so no test is left waiting on it)
+ * and fails with its output.
  */
 export async function untilReady(
   server: ServerProcess,
@@ -111,5 +116,25 @@ export async function untilReady(
     await server.kill();
     throw new Error(`${error.message}\n${server.output}`);
   });
+  return server;
+}
+
+/** Whether GET /health says `ok`: with Redis configured, its counters are shared. */
+export const isShared = async (server: ServerProcess): Promise<boolean> =>
+  ((await send({ port: server.port, path: '/health' })).json as { status?: string }).status ===
+  'ok';
+
+/**
+ * Waits until the server is ready and its counters are shared (a degraded instance is ready too),
+ * as a test of shared counting needs; otherwise kills it and fails with its output.
+ */
+export async function untilShared(server: ServerProcess): Promise<ServerProcess> {
+  await untilReady(server);
+  await waitFor(`${server.url} to share its counters`, () => isShared(server)).catch(
+    async (error: Error) => {
+      await server.kill();
+      throw new Error(`${error.message}\n${server.output}`);
+    },
+  );
   return server;
 }

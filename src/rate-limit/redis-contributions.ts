@@ -1,0 +1,135 @@
+import { utcDayNumber } from './daily-window';
+
+/** Hits counted alone for one client's day, not yet added to Redis. */
+export interface CountedAlone {
+  client: string;
+  hits: number;
+  /** The UTC day of the key (its expiry follows from it). */
+  day: number;
+}
+
+/** How long a client this instance refuses at once goes without asking Redis (a reset shows). */
+export const BLOCKED_RECHECK_MS = 5_000;
+
+/**
+ * What this instance contributed to the shared counts today, per client: the hits it added in
+ * Redis (its field in the client's key) and those it counted alone, so that it can give them back
+ * to a Redis that came back empty. Also the hits counted alone not yet added (by Redis key: an
+ * outage may span midnight). Each map holds at most `maxClients` clients (MAX_TRACKED_CLIENTS);
+ * a client past that is still counted, only not remembered here. Today's maps go whole at midnight.
+ */
+export class RedisContributions {
+  private day = Number.NaN;
+  private own = new Map<string, number>();
+  /** When each client refused at once last asked Redis (ms), so a reset reaches it. */
+  private checked = new Map<string, number>();
+  private readonly alone = new Map<string, CountedAlone>();
+
+  constructor(readonly maxClients: number) {}
+
+  /** Clients whose contribution is remembered today. */
+  get clients(): number {
+    return this.own.size;
+  }
+
+  /** Hits counted alone not yet added, over every client. */
+  get pendingClients(): number {
+    return this.alone.size;
+  }
+
+  /** What this instance contributed today for `client` (0 when it does not know). */
+  ownOf(client: string, now: number): number {
+    return utcDayNumber(now) === this.day ? (this.own.get(client) ?? 0) : 0;
+  }
+
+  /** A hit counted in this instance's memory only: remembered, to be added to Redis later. */
+  countAlone(client: string, key: string, now: number): void {
+    this.raise(client, this.ownOf(client, now) + 1, now);
+    const entry = this.alone.get(key);
+    if (entry) entry.hits += 1;
+    else if (this.alone.size < this.maxClients)
+      this.alone.set(key, { client, hits: 1, day: utcDayNumber(now) });
+  }
+
+  /**
+   * Redis answered `mine`, this instance's field for `client`. In steady state (no hit counted
+   * alone in flight) a field that did not grow past what this instance knew means the key was
+   * deleted or replaced since: an operator's reset, which the instance follows (answers true).
+   */
+  confirm(client: string, mine: number, now: number, steady: boolean): boolean {
+    const own = this.ownOf(client, now);
+    if (steady && mine <= own) {
+      this.own.set(client, mine);
+      return true;
+    }
+    this.raise(client, Math.max(own, mine), now);
+    return false;
+  }
+
+  /** Takes every hit counted alone (to add them); `putBack` returns those that failed. */
+  takeAlone(): [string, CountedAlone][] {
+    const batch = [...this.alone];
+    this.alone.clear();
+    return batch;
+  }
+
+  putBack(failed: [string, CountedAlone][]): void {
+    for (const [key, { client, hits, day }] of failed) {
+      const entry = this.alone.get(key);
+      if (entry) entry.hits += hits;
+      else this.alone.set(key, { client, hits, day });
+    }
+  }
+
+  /**
+   * Today's contributions, `size` at a time, for re-adding them to a Redis that came back empty.
+   * Each client's hits counted alone so far are part of its contribution: they leave the
+   * outage list as the client is taken, and only hits counted after it are added again later.
+   */
+  *today(now: number, keyOf: (client: string) => string, size: number) {
+    if (utcDayNumber(now) !== this.day) return;
+    let batch: { client: string; key: string; own: number }[] = [];
+    for (const [client, own] of this.own) {
+      const key = keyOf(client);
+      this.alone.delete(key);
+      batch.push({ client, key, own });
+      if (batch.length === size) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
+  }
+
+  /**
+   * Whether a client refused at once should ask Redis this time: once BLOCKED_RECHECK_MS have
+   * passed since its first refusal at once, or since it last asked.
+   */
+  recheckDue(client: string, now: number): boolean {
+    if (!this.isToday(now)) return false;
+    const last = this.checked.get(client);
+    if (last === undefined) {
+      if (this.checked.size < this.maxClients) this.checked.set(client, now);
+      return false;
+    }
+    if (now - last < BLOCKED_RECHECK_MS) return false;
+    this.checked.set(client, now);
+    return true;
+  }
+
+  private raise(client: string, own: number, now: number): void {
+    if (!this.isToday(now)) return; // a late reply for yesterday
+    if (this.own.has(client) || this.own.size < this.maxClients) this.own.set(client, own);
+  }
+
+  /** Whether `now` is in today's maps (false for yesterday); a new day starts them afresh. */
+  private isToday(now: number): boolean {
+    const day = utcDayNumber(now);
+    if (!(day <= this.day)) {
+      this.day = day;
+      this.own = new Map();
+      this.checked = new Map();
+    }
+    return day === this.day;
+  }
+}
