@@ -246,3 +246,68 @@ describeWithTools(['redis-server'], 'pipelining on the Redis store (built server
     expect(answered).toBe(8);
   });
 });
+
+describe('the edge on both ports (built server)', () => {
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    server = await startServer({
+      LOG_LEVEL: 'info',
+      HEADERS_TIMEOUT_MS: '1000',
+      REQUEST_TIMEOUT_MS: '1000',
+    });
+  }, PROCESS_TEST_TIMEOUT_MS);
+  afterAll(() => server?.stop(), PROCESS_TEST_TIMEOUT_MS);
+
+  it('gives an answer of the parser the error body, a request id, CORS headers, a log line and a count', async () => {
+    const { received } = await exchange(Buffer.from('GARBAGE / HTTP/1.1\r\n\r\n'), {
+      port: server.port,
+      localAddress: '127.0.0.90',
+    });
+    const [answer] = parseResponses(received);
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body.toString())).toEqual({
+      statusCode: 400,
+      message: 'Invalid input parameters',
+    });
+    expect(answer.headers).toMatchObject({
+      'content-type': 'application/json; charset=utf-8',
+      'access-control-allow-origin': '*',
+      'access-control-expose-headers': expect.stringContaining('X-Request-Id'),
+      'x-content-type-options': 'nosniff',
+      connection: 'close',
+    });
+    const id = answer.headers['x-request-id'];
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(server.logLines()).toContainEqual(
+      expect.objectContaining({
+        reqId: id,
+        req: { method: '-', path: '/', remoteAddress: '127.0.0.90' },
+        res: { statusCode: 400 },
+        msg: 'request completed',
+      }),
+    );
+    expect(await server.metrics()).toMatch(
+      /^http_requests_total\{method="-",route="unmatched",status="400"\} [1-9]/m,
+    );
+  });
+
+  it('holds the metrics port to the public port limits: the per-client cap, the header timeout', async () => {
+    const sockets = await openConnections(server.metricsPort, '127.0.0.91', 40);
+    await sleep(200);
+    const outcomes = await Promise.all(
+      sockets.map((socket) =>
+        nodeRequest({ port: server.metricsPort, method: 'GET', path: '/metrics', socket }),
+      ),
+    );
+    expect(tally(outcomes)).toEqual({ '200': 32, '503': 8 });
+    // A connection that sends nothing is answered 408 and closed after HEADERS_TIMEOUT_MS (1 s).
+    const silent = await RawConnection.open({
+      port: server.metricsPort,
+      localAddress: '127.0.0.92',
+    });
+    const started = performance.now();
+    await silent.closed;
+    expect(performance.now() - started).toBeLessThan(3_000);
+  });
+});

@@ -1,7 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
-import { STATUS_CODES } from 'node:http';
+import { METHODS, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { toErrorBody } from './error-body';
 import { requestsWaiting, whenAllAnswered } from './connections';
@@ -100,11 +100,17 @@ export function answerError(
   response.end(response.req.method === 'HEAD' ? undefined : body);
 }
 
-/** `GET /x` of a request line Node's parser refused, for the log; `-` where it has none. */
+/**
+ * `GET /x` of a request line Node's parser refused, for the log and the metrics: a method Node
+ * knows, else `-` (a metric label must not take whatever a client sends), and the path cut short.
+ */
 function requestLineOf(packet: Buffer | undefined): { method: string; path: string } {
   const line = packet?.subarray(0, packet.indexOf('\r\n') >>> 0).toString('latin1') ?? '';
-  const [method = '-', target = '-'] = line.split(' ');
-  return { method: method.slice(0, 16), path: target.split('?')[0].slice(0, 256) };
+  const [method = '', target = '-'] = line.split(' ');
+  return {
+    method: METHODS.includes(method) ? method : '-',
+    path: target.split('?')[0].slice(0, 256),
+  };
 }
 
 /**
