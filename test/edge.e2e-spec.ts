@@ -311,3 +311,86 @@ describe('the edge on both ports (built server)', () => {
     expect(performance.now() - started).toBeLessThan(3_000);
   });
 });
+
+describe('one answer per request, and only answered requests counted (built server)', () => {
+  let server: ServerProcess;
+  const LIMIT = 50;
+  const post = (body: string, type = 'application/json') =>
+    'POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+    `Content-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `Connection: close\r\n\r\n${body}`;
+
+  beforeAll(async () => {
+    server = await startServer({
+      RATE_LIMIT_PER_DAY: String(LIMIT),
+      HEADERS_TIMEOUT_MS: '1000',
+      REQUEST_TIMEOUT_MS: '1000',
+    });
+  }, PROCESS_TEST_TIMEOUT_MS);
+  afterAll(() => server?.stop(), PROCESS_TEST_TIMEOUT_MS);
+
+  const left = async (from: string) => remaining(await depreciate(server.port, { from }));
+
+  it('answers once a chunked body that passes the limit and then breaks its framing, and lives', async () => {
+    const head =
+      'POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+      'Transfer-Encoding: chunked\r\n\r\n';
+    const chunks = `2000\r\n${'x'.repeat(0x2000)}\r\n`.repeat(2) + 'zz\r\n';
+    const { received } = await exchange(Buffer.from(head + chunks), {
+      port: server.port,
+      localAddress: '127.0.0.101',
+    });
+    const answers = parseResponses(received);
+    expect(answers).toHaveLength(1);
+    expect([413, 400]).toContain(answers[0].status);
+    expect(server.hasExited).toBe(false);
+    expect(await left('127.0.0.101')).toBe(LIMIT - 1);
+  });
+
+  it('neither handles nor counts a request pipelined behind an answer that closes the connection', async () => {
+    const oversized =
+      'POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+      `Content-Length: 9000\r\n\r\n${'x'.repeat(9000)}`;
+    const { received } = await exchange(Buffer.from(oversized + post(SMALL.toString())), {
+      port: server.port,
+      localAddress: '127.0.0.102',
+    });
+    expect(parseResponses(received).map((answer) => answer.status)).toEqual([413]);
+    expect(await left('127.0.0.102')).toBe(LIMIT - 1);
+  });
+
+  it('refuses a JSON body that is not an object or an array before routing: not counted', async () => {
+    const { received } = await exchange(Buffer.from(post('2020')), {
+      port: server.port,
+      localAddress: '127.0.0.103',
+    });
+    expect(parseResponses(received).map((answer) => answer.status)).toEqual([400]);
+    expect(await left('127.0.0.103')).toBe(LIMIT - 1);
+  });
+
+  it('keeps the connection after a refusal of a request without a body', async () => {
+    const get = 'GET /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+    const last = 'GET /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n';
+    const { received } = await exchange(Buffer.from(get + last), {
+      port: server.port,
+      localAddress: '127.0.0.104',
+    });
+    const answers = parseResponses(received);
+    expect(answers.map((answer) => [answer.status, answer.headers.connection])).toEqual([
+      [404, 'keep-alive'],
+      [404, 'close'],
+    ]);
+  });
+
+  it('gives a request answered early, whose small body then stalls, no second answer', async () => {
+    const connection = await RawConnection.open({ port: server.port, localAddress: '127.0.0.105' });
+    await connection.write(
+      'POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\n' +
+        'Content-Length: 100\r\n\r\n0123456789',
+    );
+    // The 415 (counted) comes at once; the rest of the body never does: REQUEST_TIMEOUT_MS later
+    // the connection closes, with no 408 after the 415.
+    await connection.closed;
+    expect(parseResponses(connection.received).map((answer) => answer.status)).toEqual([415]);
+  });
+});

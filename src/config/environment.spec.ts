@@ -187,7 +187,7 @@ describe('validateEnvironment: connection limits and timeouts', () => {
       CONNECTION_REFUSALS_PER_CLIENT: '0',
       CONNECTION_REFUSAL_TIMEOUT_MS: '250',
       LINGERING_TIME_MS: '30000',
-      LINGERING_TIMEOUT_MS: '0',
+      LINGERING_TIMEOUT_MS: '100',
     });
     expect(environment).toMatchObject({
       MAX_CONNECTIONS: 900,
@@ -199,7 +199,7 @@ describe('validateEnvironment: connection limits and timeouts', () => {
       CONNECTION_REFUSALS_PER_CLIENT: 0,
       CONNECTION_REFUSAL_TIMEOUT_MS: 250,
       LINGERING_TIME_MS: 30_000,
-      LINGERING_TIMEOUT_MS: 0,
+      LINGERING_TIMEOUT_MS: 100,
     });
   });
 
@@ -222,11 +222,11 @@ describe('validateEnvironment: connection limits and timeouts', () => {
     ],
     [
       { LINGERING_TIME_MS: '1h' },
-      'Invalid configuration: LINGERING_TIME_MS="1h" must be a whole number of milliseconds, from 0 to 600000',
+      'Invalid configuration: LINGERING_TIME_MS="1h" must be a whole number of milliseconds, from 100 to 600000',
     ],
     [
-      { LINGERING_TIMEOUT_MS: '600001' },
-      'Invalid configuration: LINGERING_TIMEOUT_MS="600001" must be a whole number of milliseconds, from 0 to 600000',
+      { LINGERING_TIMEOUT_MS: '0' },
+      'Invalid configuration: LINGERING_TIMEOUT_MS="0" must be a whole number of milliseconds, from 100 to 600000',
     ],
     [
       { HEADERS_TIMEOUT_MS: '50' },

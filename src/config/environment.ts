@@ -87,11 +87,11 @@ export class Environment {
   CONNECTION_REFUSAL_TIMEOUT_MS: number = 1_000;
 
   /** After a refusal sent while a body may still arrive: how long what arrives is read and dropped, at most. */
-  @WholeNumber(0, 600_000, 'must be a whole number of milliseconds, from 0 to 600000')
+  @WholeNumber(100, 600_000, 'must be a whole number of milliseconds, from 100 to 600000')
   LINGERING_TIME_MS: number = 5_000;
 
   /** …and how long the client may send nothing before the connection closes (nginx's lingering_timeout). */
-  @WholeNumber(0, 600_000, 'must be a whole number of milliseconds, from 0 to 600000')
+  @WholeNumber(100, 600_000, 'must be a whole number of milliseconds, from 100 to 600000')
   LINGERING_TIMEOUT_MS: number = 1_000;
 
   /** Requests one connection may have sent and not yet had answered (pipelining depth). */

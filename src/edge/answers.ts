@@ -4,8 +4,14 @@ import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } fro
 import { METHODS, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { toErrorBody } from './error-body';
-import { requestsWaiting, whenAllAnswered } from './connections';
-import { type LingeringBounds, lingeringClose } from './lingering-close';
+import {
+  answeredStillArriving,
+  isClosing,
+  markClosing,
+  requestsWaiting,
+  whenAllAnswered,
+} from './connections';
+import { isLingering, type LingeringBounds, lingeringClose } from './lingering-close';
 
 /** The Content-Type of every JSON answer. */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -59,13 +65,18 @@ function errorBytes(status: number, message?: string): Buffer {
   return Buffer.from(JSON.stringify({ statusCode: body.statusCode, message: body.message }));
 }
 
+/** Whether a request declares a body at all (RFC 9112 §6.3: a length or a transfer coding). */
+export const hasBody = (request: IncomingMessage): boolean =>
+  request.headers['transfer-encoding'] !== undefined ||
+  (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
+
 /**
  * Whether an answer to `request` must close its connection: the client may still be sending a
  * body the server will not read, unless what is left of it is declared and small enough to read
  * and drop, keeping the connection (Node then reads it through `req._dump()`).
  */
 export function answerCloses(request: IncomingMessage, bodyLimit: number): boolean {
-  if (request.complete) return false;
+  if (request.complete || !hasBody(request)) return false;
   const declared = Number(request.headers['content-length']);
   return !(declared <= bodyLimit) || request.headers['transfer-encoding'] !== undefined;
 }
@@ -75,15 +86,19 @@ export function answerCloses(request: IncomingMessage, bodyLimit: number): boole
  * exception filter's answers and the edge's own (early 429, 413, 503 over the connection cap, 400
  * without Host) all go through it. Headers already set (rate-limit headers, Retry-After, the
  * request id) stay; `headers` adds more. An answer sent while the client may still be sending a
- * body says `Connection: close` and ends with a lingering close, so the client reads it rather
- * than a reset. Logged and counted by the response's observers (installEdge).
+ * body (or with `close`) says `Connection: close` and ends with a lingering close, so the client
+ * reads it rather than a reset; what the client pipelined after it is not handled. Logged and
+ * counted by the response's observers (installEdge). A response already answered is left as it
+ * is: one request, one answer.
  */
 export function answerError(
   response: ServerResponse,
   status: number,
   message?: string,
   headers: OutgoingHttpHeaders = {},
+  close = false,
 ): void {
+  if (response.headersSent || response.writableEnded) return;
   const context = edgeContextOf(response.socket);
   for (const [name, value] of context?.answerHeaders ?? []) {
     if (!response.hasHeader(name)) response.setHeader(name, value);
@@ -91,8 +106,10 @@ export function answerError(
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined) response.setHeader(name, value);
   }
-  if (answerCloses(response.req, context?.bodyLimit ?? 0))
+  if (close || answerCloses(response.req, context?.bodyLimit ?? 0)) {
     response.setHeader('Connection', 'close');
+    if (response.socket) markClosing(response.socket);
+  }
   const body = errorBytes(status, message);
   response.statusCode = status;
   response.setHeader('Content-Type', JSON_CONTENT_TYPE);
@@ -125,42 +142,56 @@ function requestLineOf(packet: Buffer | undefined): { method: string; path: stri
 export function answerOnSocket(
   socket: Socket,
   status: number,
-  { packet, headers = {} }: { packet?: Buffer; headers?: Record<string, string> } = {},
+  options: { packet?: Buffer; message?: string; headers?: Record<string, string> } = {},
 ): void {
+  // Already closing after an answer: its own bounds end it.
+  if (isLingering(socket)) return;
   const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
   const context = edgeContextOf(socket);
-  if (inFlight && !inFlight.req.complete && !inFlight.headersSent) {
-    inFlight.setHeader('Connection', 'close');
-    answerError(inFlight, status, undefined, headers);
+  if (inFlight && !inFlight.req.complete) {
+    // The request whose body was arriving takes the answer; one it already has closes by itself.
+    if (!inFlight.headersSent)
+      answerError(inFlight, status, options.message, options.headers, true);
+    else if (!inFlight.writableEnded || !isClosing(socket)) socket.destroy();
     return;
   }
-  if (context === undefined || (inFlight && !inFlight.req.complete)) {
+  if (context === undefined) {
     socket.destroy();
+    return;
+  }
+  // The body of a request already answered (early, keeping the connection) stopped arriving: it
+  // had its answer; the connection just closes.
+  if (!inFlight && answeredStillArriving(socket)) {
+    lingeringClose(socket, context.lingering);
     return;
   }
   // What went wrong came after whole requests still being answered (pipelined): they are
   // answered first, in order, then this.
   if (requestsWaiting(socket) > 0) {
-    whenAllAnswered(socket, () => writeOnSocket(socket, status, context, packet, headers));
+    whenAllAnswered(socket, () => writeOnSocket(socket, status, context, options));
     return;
   }
-  writeOnSocket(socket, status, context, packet, headers);
+  writeOnSocket(socket, status, context, options);
 }
 
 function writeOnSocket(
   socket: Socket,
   status: number,
   context: EdgeContext,
-  packet: Buffer | undefined,
-  headers: Record<string, string>,
+  {
+    packet,
+    message,
+    headers = {},
+  }: { packet?: Buffer; message?: string; headers?: Record<string, string> },
 ): void {
+  if (isLingering(socket)) return;
   if (!socket.writable) {
     socket.destroy();
     return;
   }
   const requestId = randomUUID();
   const { method, path } = requestLineOf(packet);
-  const body = errorBytes(status);
+  const body = errorBytes(status, message);
   const lines = [
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
     `Content-Type: ${JSON_CONTENT_TYPE}`,

@@ -22,16 +22,19 @@ export interface ConnectionLimits {
 
 const WAITING = Symbol('requestsWaiting');
 const CURRENT = Symbol('currentRequest');
-const STARTED = Symbol('currentRequestStarted');
 const READ_AT_ANSWER = Symbol('bytesReadAtLastAnswer');
 const OVER_CAP = Symbol('overCap');
 const WHEN_ANSWERED = Symbol('whenAllAnswered');
+const LAST_ANSWERED = Symbol('lastAnswered');
+const CLOSING = Symbol('closing');
 
 /** A connection the edge follows: its requests waiting for answers, the latest one, the cap. */
 export type TrackedSocket = Socket & {
   [WAITING]?: number;
   [CURRENT]?: IncomingMessage;
-  [STARTED]?: number;
+  [LAST_ANSWERED]?: IncomingMessage;
+  /** An answer on it closes the connection: requests after it are neither handled nor counted. */
+  [CLOSING]?: true;
   [READ_AT_ANSWER]?: number;
   /** Over the per-client cap: its request is answered 503 (the timer answers if none comes). */
   [OVER_CAP]?: NodeJS.Timeout;
@@ -114,7 +117,6 @@ export function requestArrived(request: IncomingMessage): void {
   const socket = request.socket as TrackedSocket;
   socket[WAITING] = (socket[WAITING] ?? 0) + 1;
   socket[CURRENT] = request;
-  socket[STARTED] = Date.now();
 }
 
 /** Its answer is done (`response` closed): one fewer waiting. Answers how many still wait. */
@@ -122,6 +124,7 @@ export function requestAnswered(response: ServerResponse): number {
   const socket = response.req.socket as TrackedSocket;
   socket[WAITING] = (socket[WAITING] ?? 1) - 1;
   socket[READ_AT_ANSWER] = socket.bytesRead;
+  socket[LAST_ANSWERED] = response.req;
   if (socket[CURRENT] === response.req) socket[CURRENT] = undefined;
   const then = socket[WAITING] === 0 ? socket[WHEN_ANSWERED] : undefined;
   if (then !== undefined) {
@@ -145,9 +148,16 @@ export function whenAllAnswered(socket: Socket, then: () => void): void {
 /** Requests on `socket` that have arrived and not yet been answered. */
 export const requestsWaiting = (socket: Socket): number => (socket as TrackedSocket)[WAITING] ?? 0;
 
-/** When the latest request on `socket` arrived (epoch ms). */
-export const requestStartedAt = (socket: Socket): number | undefined =>
-  (socket as TrackedSocket)[STARTED];
+/** Whether the last request answered on `socket` is still sending its body (answered early). */
+export const answeredStillArriving = (socket: Socket): boolean =>
+  (socket as TrackedSocket)[LAST_ANSWERED]?.complete === false;
+
+/** An answer on `socket` will close it: what the client pipelined after it is not handled. */
+export function markClosing(socket: Socket): void {
+  (socket as TrackedSocket)[CLOSING] = true;
+}
+
+export const isClosing = (socket: Socket): boolean => (socket as TrackedSocket)[CLOSING] === true;
 
 /**
  * What a connection holds: nothing at all (idle, or new and silent), the start of a request whose
@@ -156,6 +166,8 @@ export const requestStartedAt = (socket: Socket): number | undefined =>
 export function connectionHolds(socket: Socket): 'nothing' | 'headers' | 'arriving' | 'handled' {
   const tracked = socket as TrackedSocket;
   const request = tracked[CURRENT];
+  // Requests before the latest one were read whole: with two waiting, one is being handled.
+  if ((tracked[WAITING] ?? 0) > 1) return 'handled';
   if (request !== undefined) return request.complete ? 'handled' : 'arriving';
   return socket.bytesRead > (tracked[READ_AT_ANSWER] ?? 0) ? 'headers' : 'nothing';
 }

@@ -17,6 +17,8 @@ import {
   overCap,
   requestAnswered,
   requestArrived,
+  isClosing,
+  markClosing,
   requestsWaiting,
   whenAllAnswered,
 } from './connections';
@@ -40,15 +42,14 @@ export interface EdgeOptions {
 export interface Edge {
   readonly server: Server;
   readonly connections: ReadonlySet<Socket>;
-  readonly limits: ConnectionLimits;
   readonly lingering: LingeringBounds;
   /** From the shutdown signal on: every answer says `Connection: close`. */
   draining: boolean;
 }
 
 const EDGE = Symbol('edge');
-const PAST_DEPTH = Symbol('pastPipeliningDepth');
-type EdgeSocket = Socket & { [PAST_DEPTH]?: true };
+/** A connection over the cap is told when to try again. */
+const OVER_CAP_HEADERS = { 'Retry-After': '1' };
 const ARRIVED = Symbol('arrivedAt');
 type ObservedResponse = ServerResponse & { req: IdentifiedRequest; [ARRIVED]: number };
 
@@ -95,7 +96,7 @@ export function installEdge(server: Server, options: EdgeOptions): Edge {
   };
   setEdgeContext(server, context);
   const connections = new Set<Socket>();
-  const edge: Edge = { server, connections, limits, lingering, draining: false };
+  const edge: Edge = { server, connections, lingering, draining: false };
   (server as Server & { [EDGE]?: Edge })[EDGE] = edge;
 
   server.maxConnections = connectionCeiling(limits.maxConnections);
@@ -111,7 +112,10 @@ export function installEdge(server: Server, options: EdgeOptions): Edge {
     lingerOnClose(socket, lingering);
   });
   capConnectionsPerClient(server, limits, options.isTrustedProxy, (socket) =>
-    answerOnSocket(socket, 503, { headers: { 'Retry-After': '1' } }),
+    answerOnSocket(socket, 503, {
+      message: OVER_CONNECTION_CAP_MESSAGE,
+      headers: OVER_CAP_HEADERS,
+    }),
   );
 
   server.on('clientError', answerClientError);
@@ -132,8 +136,9 @@ export function installEdge(server: Server, options: EdgeOptions): Edge {
     for (const observe of context.observers) observe(record);
   };
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const socket = request.socket as EdgeSocket;
-    if (socket[PAST_DEPTH]) return;
+    const socket = request.socket;
+    // Behind an answer that closes the connection, or past the depth: neither handled nor counted.
+    if (isClosing(socket)) return;
     if (requestsWaiting(socket) >= limits.maxPipelinedRequests) {
       stopReading(socket, lingering);
       return;
@@ -142,10 +147,12 @@ export function installEdge(server: Server, options: EdgeOptions): Edge {
     (response as ObservedResponse)[ARRIVED] = performance.now();
     identifyRequest(request, response);
     response.once('close', done);
-    if (edge.draining) response.setHeader('Connection', 'close');
-    if (overCap(socket)) {
+    if (edge.draining) {
       response.setHeader('Connection', 'close');
-      answerError(response, 503, OVER_CONNECTION_CAP_MESSAGE, { 'Retry-After': '1' });
+      markClosing(socket);
+    }
+    if (overCap(socket)) {
+      answerError(response, 503, OVER_CONNECTION_CAP_MESSAGE, OVER_CAP_HEADERS, true);
       return;
     }
     // An HTTP/1.1 request without Host is malformed (RFC 9112 §3.2): a 400 with our body.
@@ -172,7 +179,7 @@ export function edgeOf(server: Server): Edge {
  * answered), the rest are dropped unhandled and uncounted, and once the last admitted answer is
  * sent the connection ends with a lingering close.
  */
-function stopReading(socket: EdgeSocket, lingering: LingeringBounds): void {
-  socket[PAST_DEPTH] = true;
+function stopReading(socket: Socket, lingering: LingeringBounds): void {
+  markClosing(socket);
   whenAllAnswered(socket, () => lingeringClose(socket, lingering));
 }

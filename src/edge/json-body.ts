@@ -1,6 +1,8 @@
 import { BadRequestException } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { answerError } from './answers';
+import { answerError, hasBody } from './answers';
+import type { Readable, Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
 /** A `charset` parameter other than UTF-8 (JSON between systems is UTF-8: RFC 8259, section 8.1). */
 const OTHER_CHARSET = /;\s*charset\s*=\s*(?!"?utf-8"?\s*(?:;|$))/i;
@@ -18,11 +20,6 @@ export function isJsonContentType(header: string | undefined): boolean {
   return mediaType.trim().toLowerCase() === 'application/json' && !OTHER_CHARSET.test(header);
 }
 
-/** Whether a request declares a body at all (RFC 9112 §6.3: a length or a transfer coding). */
-const hasBody = (request: IncomingMessage): boolean =>
-  request.headers['transfer-encoding'] !== undefined ||
-  (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
-
 type Next = (error?: unknown) => void;
 
 /**
@@ -34,21 +31,32 @@ type Next = (error?: unknown) => void;
  *   soon as it passes, not when the client is done (body-parser 2 reads the whole stream first);
  * - `100 Continue` is sent only here, when the body is about to be read: a refusal decided on the
  *   headers (413, an early 429) reaches a client that waits for it before sending the body.
+ * - gzip, deflate and br bodies are decoded, the limit holding for what they decode to; any other
+ *   `Content-Encoding` is a 415;
  * Each refusal closes the connection after the answer with a lingering close (answerError).
- * Malformed JSON is a 400, through the exception filter.
+ * Malformed JSON, or JSON that is neither an object nor an array, is a 400 through the exception
+ * filter, before routing (not counted).
  */
 export function readJsonBody(limit: number) {
   return (request: IncomingMessage & { body?: unknown }, response: ServerResponse, next: Next) => {
     if (!hasBody(request)) return next();
     if (Number(request.headers['content-length']) > limit) return answerError(response, 413);
     if (!isJsonContentType(request.headers['content-type'])) return next();
+    const decoder = decoderFor(request.headers['content-encoding']);
+    if (decoder === undefined) return answerError(response, 415);
     const expect = request.headers.expect;
     if (expect !== undefined && CONTINUE.test(expect)) response.writeContinue();
+    const source: Readable = decoder === null ? request : request.pipe(decoder);
     const chunks: Buffer[] = [];
     let size = 0;
     const stop = () => {
-      request.off('data', onData);
-      request.off('end', onEnd);
+      source.off('data', onData);
+      source.off('end', onEnd);
+      response.off('finish', stop);
+      if (decoder) {
+        request.unpipe(decoder);
+        decoder.destroy();
+      }
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
@@ -61,18 +69,52 @@ export function readJsonBody(limit: number) {
     };
     const onEnd = () => {
       stop();
-      try {
-        const text = Buffer.concat(chunks, size).toString('utf8');
-        // A byte order mark is not JSON, but body-parser dropped it: clients send it.
-        request.body = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown;
-      } catch {
-        return next(new BadRequestException());
-      }
+      const body = parseJsonObject(Buffer.concat(chunks, size));
+      if (body === undefined) return next(new BadRequestException());
+      request.body = body;
       next();
     };
-    request.on('data', onData);
-    request.on('end', onEnd);
+    source.on('data', onData);
+    source.on('end', onEnd);
+    // Answered meanwhile (a parser error, a timeout): nothing more is read or handled.
+    response.on('finish', stop);
     // A client that leaves mid-body: nothing to answer; the socket's close ends the request.
     request.on('error', stop);
+    // A body its coding cannot decode is malformed.
+    decoder?.on('error', () => {
+      stop();
+      next(new BadRequestException());
+    });
   };
+}
+
+/**
+ * The decoder of a `Content-Encoding`, as body-parser had them: null for none (identity),
+ * undefined for a coding the service does not decode (a 415).
+ */
+function decoderFor(header: string | undefined): Transform | null | undefined {
+  const coding = (header ?? 'identity').trim().toLowerCase();
+  if (coding === 'identity') return null;
+  if (coding === 'gzip' || coding === 'x-gzip') return createGunzip();
+  if (coding === 'deflate') return createInflate();
+  if (coding === 'br') return createBrotliDecompress();
+  return undefined;
+}
+
+/**
+ * A body as body-parser's strict JSON read it: an object or an array (anything else, or malformed
+ * JSON, is undefined: a 400 before routing, not counted); an empty body is `{}` (validation then
+ * refuses it); a byte order mark is dropped.
+ */
+function parseJsonObject(bytes: Buffer): unknown {
+  let text = bytes.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const first = /\S/.exec(text)?.[0];
+  if (first === undefined) return {};
+  if (first !== '{' && first !== '[') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }

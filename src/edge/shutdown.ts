@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { answerOnSocket } from './answers';
 import { connectionHolds } from './connections';
 import type { Edge } from './edge';
-import { lingeringClose } from './lingering-close';
+import { isLingering, lingeringClose } from './lingering-close';
 
 const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
 /** The listener stays open until this long passes without a new connection: the kernel's queue is empty. */
@@ -59,6 +59,7 @@ function stopListening(edge: Edge): Promise<void> {
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const socket of edge.connections) {
+      if (isLingering(socket)) continue;
       const seen = quietSince.get(socket);
       if (seen === undefined || seen.bytes !== socket.bytesRead) {
         quietSince.set(socket, { bytes: socket.bytesRead, since: now });
@@ -110,7 +111,7 @@ export function enableGracefulShutdown(edge: Edge, options: ShutdownOptions): vo
     const closed = stopListening(edge);
     edge.draining = true;
     logger.log('No new connections: finishing the requests in flight');
-    setTimeout(() => {
+    const deadline = setTimeout(() => {
       const open = [...edge.connections];
       if (open.some((socket) => connectionHolds(socket) === 'handled')) {
         logger.error(`Still busy ${options.timeoutMs} ms after ${signal}: exiting anyway`);
@@ -118,13 +119,16 @@ export function enableGracefulShutdown(edge: Edge, options: ShutdownOptions): vo
       }
       logger.warn(`Closing ${open.length} connection(s) that never sent a whole request`);
       for (const socket of open) socket.destroy();
-      // Whatever else still hangs (a module's shutdown hook), it gets as long again, not more.
-      setTimeout(() => {
-        logger.error(`Still closing ${2 * options.timeoutMs} ms after ${signal}: exiting anyway`);
-        process.exit(1);
-      }, options.timeoutMs).unref();
     }, options.timeoutMs).unref();
     await closed;
+    clearTimeout(deadline);
+    // The application's own shutdown hooks get SHUTDOWN_TIMEOUT_MS too, not more.
+    setTimeout(() => {
+      logger.error(
+        `Still closing ${options.timeoutMs} ms after the last connection: exiting anyway`,
+      );
+      process.exit(1);
+    }, options.timeoutMs).unref();
     await options.close();
     logger.log('Closed');
     process.exit(0);
