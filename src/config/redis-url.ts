@@ -29,9 +29,6 @@ export function redisUrlProblem(value: unknown): string | undefined {
   return undefined;
 }
 
-/** The database number a valid Redis URL names (0 when it names none). */
-export const redisDatabase = (url: string): number => Number(new URL(url).pathname.slice(1) || '0');
-
 /** Class-validator rule for REDIS_URL: a URL ioredis can use as it is (redisUrlProblem). */
 export function IsRedisUrl(): PropertyDecorator {
   return ValidateBy({
