@@ -1,4 +1,17 @@
 // ESLint 9 in eslintrc mode: run with ESLINT_USE_FLAT_CONFIG=false (the npm scripts set it).
+const TESTS = { group: ['**/test/**'], message: 'src/ must not depend on the tests.' };
+const FEATURES = {
+  group: [
+    ...['depreciation', 'rate-limit', 'metrics', 'logging', 'health', 'page', 'security'],
+    ...['testing', 'app.module', 'app.setup', 'app.factory', 'main', 'swagger'],
+  ].map((name) => `../${name}`),
+  message: 'config/ and common/ sit below the features: import only config/, common/ and edge/.',
+};
+const OUTSIDE_EDGE = {
+  group: ['../*'],
+  message: 'edge/ is the bottom layer of src/: it imports only its own files.',
+};
+
 module.exports = {
   root: true,
   parser: '@typescript-eslint/parser',
@@ -27,6 +40,21 @@ module.exports = {
     'no-console': ['error', { allow: ['error'] }],
   },
   overrides: [
+    // Dependencies point down (README, "Architecture"): src/ never imports the tests; config/,
+    // common/ and edge/ import no feature folder; edge/ is the floor and imports nothing of src/.
+    {
+      files: ['src/**/*.ts'],
+      rules: { 'no-restricted-imports': ['error', { patterns: [TESTS] }] },
+    },
+    {
+      files: ['src/config/**/*.ts', 'src/common/**/*.ts'],
+      excludedFiles: ['*.spec.ts'],
+      rules: { 'no-restricted-imports': ['error', { patterns: [TESTS, FEATURES] }] },
+    },
+    {
+      files: ['src/edge/**/*.ts'],
+      rules: { 'no-restricted-imports': ['error', { patterns: [TESTS, OUTSIDE_EDGE] }] },
+    },
     {
       files: ['test/**/*.ts', 'src/**/*.spec.ts', 'bench/**/*.ts'],
       rules: {

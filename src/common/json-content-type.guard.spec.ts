@@ -1,5 +1,5 @@
 import { ExecutionContext, UnsupportedMediaTypeException } from '@nestjs/common';
-import { errorBodyOf } from '../../test/helpers/errors';
+import { errorBodyOf } from '../testing/error-body-of';
 import { isJsonContentType } from '../edge/json-body';
 import { JsonContentTypeGuard } from './json-content-type.guard';
 

@@ -1,7 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsString, Matches, Max, Min, validateSync } from 'class-validator';
-import { DEFAULT_MAX_TRACKED_CLIENTS } from '../rate-limit/memory-daily-limit.storage';
 import { IsRedisUrl } from './redis-url';
 import { IsTrustProxy, parseTrustProxy, type TrustProxy } from './trust-proxy';
 
@@ -13,6 +12,9 @@ type RateLimitStore = (typeof RATE_LIMIT_STORES)[number];
 
 /** Requests per client per UTC day when RATE_LIMIT_PER_DAY is not set. */
 export const DEFAULT_RATE_LIMIT_PER_DAY = 100;
+
+/** Clients counted a day beyond which new ones share a wider prefix's budget (MAX_TRACKED_CLIENTS). */
+export const DEFAULT_MAX_TRACKED_CLIENTS = 1_000_000;
 
 /** The force-exit timeout after SIGTERM/SIGINT, in ms, when SHUTDOWN_TIMEOUT_MS is not set. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;

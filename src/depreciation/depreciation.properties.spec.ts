@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { SettableClock } from '../../test/helpers/clock';
+import { SettableClock } from '../testing/settable-clock';
 import { DepreciationService } from './depreciation.service';
 import { DepreciationInput } from './depreciation.types';
 import { toCents } from './money';

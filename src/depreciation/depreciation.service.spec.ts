@@ -1,8 +1,8 @@
 import { BadRequestException } from '@nestjs/common';
-import { errorBodyOf } from '../../test/helpers/errors';
-import { SettableClock } from '../../test/helpers/clock';
+import { errorBodyOf } from '../testing/error-body-of';
+import { SettableClock } from '../testing/settable-clock';
 import { DepreciationService } from './depreciation.service';
-import { README_EXAMPLE_ANSWER } from '../../test/fixtures/readme-example';
+import { README_EXAMPLE_ANSWER } from '../testing/readme-example';
 import { DepreciationInput } from './depreciation.types';
 
 const serviceAt = (iso: string) => new DepreciationService(new SettableClock(iso));

@@ -1,4 +1,4 @@
-import { SettableClock } from '../../test/helpers/clock';
+import { SettableClock } from '../testing/settable-clock';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 
 describe('MemoryDailyLimitStorage', () => {

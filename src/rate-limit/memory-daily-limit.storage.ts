@@ -1,6 +1,7 @@
 import { Logger, type LoggerService } from '@nestjs/common';
 import { normalizeIp } from '@nestjs/throttler';
 import { Clock } from '../common/clock';
+import { DEFAULT_MAX_TRACKED_CLIENTS } from '../config/environment';
 import {
   DailyLimitRecord,
   DailyLimitState,
@@ -15,9 +16,6 @@ import { secondsUntilReset, utcDayNumber } from './daily-window';
  * (bench: npm run bench:memory). Done once per client and day, when its key is first stored.
  */
 const flat = (key: string): string => (key + ' ').slice(0, -1);
-
-/** Clients counted today beyond which new ones share a wider prefix's budget (MAX_TRACKED_CLIENTS). */
-export const DEFAULT_MAX_TRACKED_CLIENTS = 1_000_000;
 
 /**
  * The wider budget a new client shares once the store is full: its IPv4 /16 or IPv6 /32 (keys are
