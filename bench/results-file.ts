@@ -36,7 +36,7 @@ const NOTES = `## How to read it
 - **Ceilings**: a bare Express 5 app (the Express Nest runs on, X-Powered-By and ETag off as in the
   service) and a bare \`node:http\` server, each calling the project's own compiled
   \`DepreciationService\` (system clock) after a hand-written validation of the same rules
-  (\`bench/ceiling-validator.ts\`), with the contract's 400/404/413/415 bodies. They do not count
+  (\`bench/ceiling-validator.ts\`, the service's own precheck), with the contract's 400/404/413/415 bodies. They do not count
   requests or send rate-limit headers: the service's limiter has to fit in the margin.
 - **Peer**: a plain Nest app on Express with the global \`ValidationPipe\` (whitelist,
   forbidNonWhitelisted) and \`@nestjs/throttler\`'s stock in-memory storage (\`ThrottlerGuard\` as

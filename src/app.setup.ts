@@ -3,7 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Environment } from './config/environment';
 import type { ConnectionLimits } from './edge/connections';
 import { type EdgeOptions, installEdge } from './edge/edge';
-import { readJsonBody } from './edge/json-body';
+import { BODY_LIMIT_BYTES, readJsonBody } from './edge/json-body';
 import { AppLogger } from './logging/app-logger';
 import { requestLog } from './logging/request-log';
 import { MetricsServer } from './metrics/metrics.server';
@@ -16,9 +16,6 @@ import {
   securityHeaders,
 } from './security/security-headers';
 import { DOCS_PATH, setupSwagger } from './swagger';
-
-/** Bodies above this are refused with 413 before they are read whole (a valid one is ~100 bytes). */
-export const BODY_LIMIT_BYTES = 8 * 1024;
 
 const connectionLimits = (config: ConfigService<Environment, true>): ConnectionLimits => ({
   maxConnections: config.get('MAX_CONNECTIONS', { infer: true }),

@@ -3,7 +3,7 @@ import { getOptionsToken, SkipThrottle, Throttle } from '@nestjs/throttler';
 import request from 'supertest';
 import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
 import { IncomingHttpHeaders } from 'node:http';
-import { BODY_LIMIT_BYTES } from '../src/app.setup';
+import { BODY_LIMIT_BYTES } from '../src/edge/json-body';
 import { AppLogger, createAppLogger } from '../src/logging/app-logger';
 import { DAY_MS } from '../src/rate-limit/daily-window';
 import { depreciate, HttpAnswer, send } from './helpers/http';

@@ -5,7 +5,7 @@ import {
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
 import type { Request } from 'express';
-import { isJsonContentType } from '../edge/json-body';
+import { isJsonRequest } from '../edge/json-body';
 
 /**
  * Refuses a body that is not JSON with 415. A route guard, so it runs after the daily limit
@@ -15,7 +15,7 @@ import { isJsonContentType } from '../edge/json-body';
 export class JsonContentTypeGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<Request>();
-    if (!isJsonContentType(request.headers['content-type'])) {
+    if (!isJsonRequest(request)) {
       throw new UnsupportedMediaTypeException();
     }
     return true;

@@ -15,10 +15,10 @@ import {
   UNSUPPORTED_MEDIA_TYPE_MESSAGE,
 } from '../edge/error-messages';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard';
+import { BODY_LIMIT_BYTES } from '../edge/json-body';
 import { DEFAULT_RATE_LIMIT_PER_DAY } from '../config/environment';
 import { rateLimitHeaderDocs } from '../rate-limit/rate-limit-headers.docs';
 import { DepreciationService } from './depreciation.service';
-import type { DepreciationResult } from './depreciation.types';
 import { CalculateDepreciationDto } from './dto/calculate-depreciation.dto';
 import { DepreciationResponseDto } from './dto/depreciation-response.dto';
 
@@ -72,14 +72,14 @@ export class DepreciationController {
   })
   @ApiPayloadTooLargeResponse({
     ...error(413, PAYLOAD_TOO_LARGE_MESSAGE),
-    description: 'Body over 8 KiB. Refused before counting: no rate-limit headers.',
+    description: `Body over ${BODY_LIMIT_BYTES / 1024} KiB. Refused before counting: no rate-limit headers.`,
   })
   @ApiUnsupportedMediaTypeResponse({
     ...error(415, UNSUPPORTED_MEDIA_TYPE_MESSAGE),
     description: 'Content-Type is not application/json. Counted.',
     headers: RATE_LIMIT_HEADER_DOCS,
   })
-  calculate(@Body() request: CalculateDepreciationDto): DepreciationResult {
+  calculate(@Body() request: CalculateDepreciationDto): DepreciationResponseDto {
     return this.depreciation.calculate(request);
   }
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { SettableClock } from '../testing/settable-clock';
 import { DepreciationService } from './depreciation.service';
-import { DepreciationInput } from './depreciation.types';
+import type { CalculateDepreciationDto as DepreciationInput } from './dto/calculate-depreciation.dto';
 import { toCents } from './money';
 import { VEHICLE_TYPES } from './vehicle-type';
 

@@ -3,7 +3,7 @@ import { errorBodyOf } from '../testing/error-body-of';
 import { SettableClock } from '../testing/settable-clock';
 import { DepreciationService } from './depreciation.service';
 import { README_EXAMPLE_ANSWER } from '../testing/readme-example';
-import { DepreciationInput } from './depreciation.types';
+import type { CalculateDepreciationDto as DepreciationInput } from './dto/calculate-depreciation.dto';
 
 const serviceAt = (iso: string) => new DepreciationService(new SettableClock(iso));
 

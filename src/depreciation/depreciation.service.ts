@@ -1,6 +1,10 @@
 import { BadRequestException, Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
-import { DepreciationInput, DepreciationResult, YearlyEntry } from './depreciation.types';
+import type { CalculateDepreciationDto as DepreciationInput } from './dto/calculate-depreciation.dto';
+import type {
+  DepreciationResponseDto as DepreciationResult,
+  YearlyEntryDto as YearlyEntry,
+} from './dto/depreciation-response.dto';
 import { percentOf, roundHalfAwayFromZero, toCents, toUsd } from './money';
 import { STRATEGIES } from './strategies/strategies';
 

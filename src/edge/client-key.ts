@@ -19,14 +19,20 @@ function addressOf(value: string): string | undefined {
   return address !== undefined && isIP(address.split('%')[0]) !== 0 ? address : undefined;
 }
 
+const KEY = Symbol('clientKey');
+
 /**
  * Who a request counts against: its client address as Express resolves it (`req.ip`: the socket's
  * address unless `trust proxy` is set, else the forwarded one, its port dropped), IPv4-mapped IPv6
  * as IPv4 and other IPv6 as its /64. A forwarded value that is not an address counts against the
- * socket's address (the proxy), never against a key of its own.
+ * socket's address (the proxy), never against a key of its own. Computed once per request (the
+ * early refusal, the throttler's tracker and the policy all ask), then kept on it.
  */
 export function clientKey(request: Pick<Request, 'ip' | 'socket'>): string {
+  const keyed = request as typeof request & { [KEY]?: string };
+  if (keyed[KEY] !== undefined) return keyed[KEY];
   const address =
     (request.ip === undefined ? undefined : addressOf(request.ip)) ?? request.socket?.remoteAddress;
-  return address ? normalizeIp(address) : 'unknown';
+  keyed[KEY] = address ? normalizeIp(address) : 'unknown';
+  return keyed[KEY];
 }

@@ -4,6 +4,9 @@ import { answerError, hasBody } from './answers';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
+/** Bodies above this are refused with 413 before they are read whole (a valid one is ~100 bytes). */
+export const BODY_LIMIT_BYTES = 8 * 1024;
+
 /** A `charset` parameter other than UTF-8 (JSON between systems is UTF-8: RFC 8259, section 8.1). */
 const OTHER_CHARSET = /;\s*charset\s*=\s*(?!"?utf-8"?\s*(?:;|$))/i;
 const CONTINUE = /(?:^|,)\s*100-continue\s*(?:$|,)/i;
@@ -18,6 +21,18 @@ export function isJsonContentType(header: string | undefined): boolean {
   const semicolon = header.indexOf(';');
   const mediaType = semicolon === -1 ? header : header.slice(0, semicolon);
   return mediaType.trim().toLowerCase() === 'application/json' && !OTHER_CHARSET.test(header);
+}
+
+const JSON_TYPE = Symbol('jsonContentType');
+
+/**
+ * Whether `request` declares a JSON body in UTF-8 (isJsonContentType of its Content-Type): decided
+ * once per request, by the body reader or the route's guard, whichever asks first.
+ */
+export function isJsonRequest(request: IncomingMessage): boolean {
+  const decided = request as IncomingMessage & { [JSON_TYPE]?: boolean };
+  decided[JSON_TYPE] ??= isJsonContentType(request.headers['content-type']);
+  return decided[JSON_TYPE];
 }
 
 type Next = (error?: unknown) => void;
@@ -41,7 +56,7 @@ export function readJsonBody(limit: number) {
   return (request: IncomingMessage & { body?: unknown }, response: ServerResponse, next: Next) => {
     if (!hasBody(request)) return next();
     if (Number(request.headers['content-length']) > limit) return answerError(response, 413);
-    if (!isJsonContentType(request.headers['content-type'])) return next();
+    if (!isJsonRequest(request)) return next();
     const decoder = decoderFor(request.headers['content-encoding']);
     if (decoder === undefined) return answerError(response, 415);
     const expect = request.headers.expect;

@@ -1,5 +1,6 @@
 import { DepreciationService } from '../../src/depreciation/depreciation.service';
-import { DepreciationInput, DepreciationResult } from '../../src/depreciation/depreciation.types';
+import type { CalculateDepreciationDto as DepreciationInput } from '../../src/depreciation/dto/calculate-depreciation.dto';
+import type { DepreciationResponseDto as DepreciationResult } from '../../src/depreciation/dto/depreciation-response.dto';
 import { SettableClock } from './clock';
 
 /** The request and answer bodies the tests share (docs/contract.md). */

@@ -45,7 +45,7 @@ export function isValidDepreciationBody(body: Record<string, unknown>): boolean 
 @ApiSchema({ name: 'DepreciationRequest' })
 export class CalculateDepreciationDto {
   @ApiProperty({
-    description: 'Year of purchase: an integer from 1900 up to the current UTC year.',
+    description: `Year of purchase: an integer from ${MIN_PURCHASE_YEAR} up to the current UTC year.`,
     type: 'integer',
     minimum: MIN_PURCHASE_YEAR,
     example: 2020,
@@ -55,7 +55,7 @@ export class CalculateDepreciationDto {
   purchaseYear!: number;
 
   @ApiProperty({
-    description: 'Purchase price in USD: from 0.01 (one cent) to 10,000,000. Taken to the cent.',
+    description: `Purchase price in USD: from ${MIN_PURCHASE_PRICE} (one cent) to ${MAX_PURCHASE_PRICE.toLocaleString('en-US')}. Taken to the cent.`,
     minimum: MIN_PURCHASE_PRICE,
     maximum: MAX_PURCHASE_PRICE,
     example: 25000,

@@ -1,9 +1,12 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { VEHICLE_TYPES, type VehicleType } from '../vehicle-type';
 
-/** Swagger schemas of the success body (docs/contract.md, "Success answer"); the service returns plain objects of this shape. */
+/**
+ * The success body (docs/contract.md, "Success answer"): its OpenAPI schemas and its types. The
+ * service returns plain objects of these shapes.
+ */
 @ApiSchema({ name: 'YearlyEntry' })
-class YearlyEntryDto {
+export class YearlyEntryDto {
   @ApiProperty({ description: 'Calendar year of the entry.', example: 2021 })
   year!: number;
 
@@ -62,7 +65,7 @@ class DepreciationMetaDto {
 @ApiSchema({ name: 'DepreciationResponse' })
 export class DepreciationResponseDto {
   @ApiProperty({ example: true })
-  success!: boolean;
+  success!: true;
 
   @ApiProperty({ type: DepreciationDataDto })
   data!: DepreciationDataDto;
