@@ -43,8 +43,10 @@ export const limited = (limit = 100) => ({
 });
 
 /**
- * The whole success body for `request` valued at `calculatedAt`, as the model computes it (the unit
- * tests pin the model by hand): for a test that knows when an answer was made, not its numbers.
+ * The whole success body for `request` valued at `calculatedAt`, as DepreciationService computes it:
+ * plumbing only, for a test on the system clock (whose year it does not set) and for the one case
+ * of depreciation.e2e-spec.ts that checks the model's answer is served unchanged. The figures are
+ * pinned by hand elsewhere (test/depreciation.figures.ts, test/fixtures/readme-example.ts).
  */
 export const answerAt = (request: object, calculatedAt: string): DepreciationResult =>
   new DepreciationService(new SettableClock(calculatedAt)).calculate(request as DepreciationInput);
