@@ -7,15 +7,7 @@ import { BODY_LIMIT_BYTES } from '../src/app.setup';
 import { AppLogger, createAppLogger } from '../src/logging/app-logger';
 import { DAY_MS } from '../src/rate-limit/daily-window';
 import { depreciate, HttpAnswer, send } from './helpers/http';
-import {
-  INTERNAL_ERROR,
-  INVALID,
-  limited,
-  NEW_YEAR_CAR,
-  newYearCarAnswer,
-  UNSUPPORTED_TYPE,
-  VALID,
-} from './helpers/bodies';
+import { INTERNAL_ERROR, INVALID, limited, UNSUPPORTED_TYPE, VALID } from './helpers/bodies';
 import { OverLimitStorage } from './helpers/daily-limit';
 import { SettableClock } from './helpers/clock';
 import { README_EXAMPLE_ANSWER } from './fixtures/readme-example';
@@ -188,16 +180,6 @@ describe('the daily limit (e2e, through AppModule)', () => {
         'x-ratelimit-remaining': '99',
         'x-ratelimit-reset': '86400',
       });
-    });
-
-    it('makes the new year a valid purchase year at midnight on 31 December', async () => {
-      clock.set('2026-12-31T23:59:59.999Z');
-      const early = await depreciate(port, { body: NEW_YEAR_CAR });
-      expect([early.status, early.json]).toEqual([400, INVALID]);
-      clock.set('2027-01-01T00:00:00.000Z');
-      const answer = await depreciate(port, { body: NEW_YEAR_CAR });
-      expect(answer.status).toBe(200);
-      expect(answer.json).toEqual(newYearCarAnswer('2027-01-01T00:00:00.000Z'));
     });
 
     it("applies one budget across the API, a team's module included", async () => {
