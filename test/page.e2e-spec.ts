@@ -15,7 +15,7 @@ import {
   tableRows,
   Vehicle,
   YEAR,
-} from './helpers/calculator-page';
+} from './page.helpers';
 
 /**
  * The calculator page in a real headless Chromium (Debian's), against the built server started as
