@@ -2,19 +2,20 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { TOO_LARGE, VALID } from './helpers/bodies';
+import { limited, TOO_LARGE, VALID } from './helpers/bodies';
 import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
-import {
-  curlRequests,
-  fetchRequest,
-  keepAliveAgent,
-  nodeRequest,
-  openConnections,
-  type Outcome,
-  tally,
-} from './helpers/clients';
+import { curlRequests, fetchRequest, openConnections } from './edge.helpers';
 import { remaining } from './helpers/daily-limit';
-import { depreciate } from './helpers/http';
+import {
+  depreciate,
+  keepAliveAgent,
+  type Outcome,
+  outcomeOf,
+  POST_JSON,
+  send,
+  type HttpCall,
+  tally,
+} from './helpers/http';
 import { exchange, parseResponses, RawConnection } from './helpers/raw-http';
 import { RedisServer } from './helpers/redis-server';
 import { ServerProcess, startServer, untilReady } from './helpers/server-process';
@@ -39,11 +40,9 @@ const OVER_CAP = {
   statusCode: 503,
   message: 'Too many connections from this client: retry in a second',
 };
-const overLimit = (limit: number) => ({
-  statusCode: 429,
-  message: `Rate limit exceeded. Maximum ${limit} requests per 24 hours.`,
-});
-const bodyOf = (outcome: Outcome): unknown => ('body' in outcome ? outcome.body : outcome);
+const bodyOf = (outcome: Outcome): unknown => ('json' in outcome ? outcome.json : outcome);
+/** POST /api/depreciate with Node's http (answers not recorded: 503s are not the API's). */
+const post = (call: HttpCall): Promise<Outcome> => outcomeOf(send({ ...POST_JSON, ...call }));
 
 describe('refusals are answers (built server, defaults)', () => {
   let server: ServerProcess;
@@ -60,7 +59,7 @@ describe('refusals are answers (built server, defaults)', () => {
       const sockets = await openConnections(server.port, '127.0.0.81', 100);
       await sleep(200); // the server has accepted them all
       const outcomes = await Promise.all(
-        sockets.map((socket) => nodeRequest({ port: server.port, body: SMALL, socket })),
+        sockets.map((socket) => post({ port: server.port, body: SMALL, socket })),
       );
       const counts = tally(outcomes);
       // MAX_CONNECTIONS_PER_CLIENT (32) served; the other 68 within CONNECTION_REFUSALS_PER_CLIENT.
@@ -148,8 +147,8 @@ describe('an oversized body gets its 413 every time (built server, defaults)', (
       const agent = keepAliveAgent('127.0.0.85', 1);
       const outcomes: Record<string, Outcome[]> = { http: [], keepAlive: [], fetch: [] };
       for (let run = 0; run < RUNS; run++) {
-        outcomes.http.push(await nodeRequest({ port: server.port, body, from: '127.0.0.84' }));
-        outcomes.keepAlive.push(await nodeRequest({ port: server.port, body, agent }));
+        outcomes.http.push(await post({ port: server.port, body, localAddress: '127.0.0.84' }));
+        outcomes.keepAlive.push(await post({ port: server.port, body, agent }));
         outcomes.fetch.push(await fetchRequest({ port: server.port, body }));
       }
       agent.destroy();
@@ -199,17 +198,17 @@ describe('a keep-alive client over its limit (built server)', () => {
   it('gets a 429 for every request past its limit, small bodies and 2 MB ones alike, never a reset', async () => {
     const agent = keepAliveAgent('127.0.0.88', 4);
     const small = await Promise.all(
-      Array.from({ length: 20 }, () => nodeRequest({ port: server.port, body: SMALL, agent })),
+      Array.from({ length: 20 }, () => post({ port: server.port, body: SMALL, agent })),
     );
     expect(tally(small)).toEqual({ '200': LIMIT, '429': 20 - LIMIT });
     const large = jsonOf(2 * MB);
     const refused: Outcome[] = [];
     for (let run = 0; run < 10; run++) {
-      refused.push(await nodeRequest({ port: server.port, body: large, agent }));
+      refused.push(await post({ port: server.port, body: large, agent }));
     }
     agent.destroy();
     expect(tally(refused)).toEqual({ '429': 10 });
-    for (const outcome of refused) expect(bodyOf(outcome)).toEqual(overLimit(LIMIT));
+    for (const outcome of refused) expect(bodyOf(outcome)).toEqual(limited(LIMIT));
   }, 60_000);
 });
 
@@ -297,7 +296,7 @@ describe('the edge on both ports (built server)', () => {
     await sleep(200);
     const outcomes = await Promise.all(
       sockets.map((socket) =>
-        nodeRequest({ port: server.metricsPort, method: 'GET', path: '/metrics', socket }),
+        outcomeOf(send({ port: server.metricsPort, path: '/metrics', socket })),
       ),
     );
     expect(tally(outcomes)).toEqual({ '200': 32, '503': 8 });

@@ -1,5 +1,5 @@
 import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
-import { NEW_YEAR_CAR, newYearCarAnswer } from './helpers/bodies';
+import { VALID } from './helpers/bodies';
 import { remaining } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
@@ -8,6 +8,24 @@ import { describeWithTools } from './helpers/system-tools';
 import { sleep } from './helpers/wait';
 
 const LIMIT = 2;
+
+/** VALID bought in 2027: refused until the new year. */
+const NEW_YEAR_CAR = { ...VALID, purchaseYear: 2027 };
+
+/** The whole answer for NEW_YEAR_CAR in 2027, at `calculatedAt`: age 0, nothing lost yet. */
+const newYearCarAnswer = (calculatedAt: unknown) => ({
+  success: true,
+  data: {
+    currentValue: 25_000,
+    totalDepreciation: 0,
+    totalDepreciationPercent: 0,
+    monthlyDepreciation: 0,
+    yearlyBreakdown: [
+      { year: 2027, age: 0, value: 25_000, depreciation: 0, depreciationPercent: 0 },
+    ],
+  },
+  meta: { vehicleType: 'sedan', vehicleAge: 0, calculatedAt },
+});
 
 /**
  * Debian's libfaketime, preloaded the way `faketime -f` does it (ld.so expands `$LIB`), but
@@ -20,6 +38,8 @@ const fakeTime = (localStart: string, zone: string) => ({
   TZ: zone,
 });
 
+// The new-year rule (a purchase year of next year is valid from 00:00 UTC on 1 January) is tested
+// here, across a real midnight; at the millisecond, in src/depreciation/depreciation.service.spec.ts.
 describeWithTools(['faketime', 'redis-server'], 'New year under faketime (built servers)', () => {
   let redis: RedisServer;
   let servers: ServerProcess[] = [];

@@ -15,7 +15,7 @@ import {
   tableRows,
   Vehicle,
   YEAR,
-} from './helpers/calculator-page';
+} from './page.helpers';
 
 /**
  * The calculator page in a real headless Chromium (Debian's), against the built server started as
@@ -33,11 +33,6 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 const ARTIFACTS = join(__dirname, '..', 'test-artifacts');
-
-/** A strict CSP, as helmet will send it: everything from 'self', nothing inline, no eval. */
-const CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
-  "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const hasChromium = existsSync(CHROMIUM);
 const inCi = process.env.CI === 'true';
@@ -70,9 +65,10 @@ describeWhen(hasChromium || inCi)('The calculator page in Chromium', () => {
   });
 
   /**
-   * A fresh page on `on`, its document served with the strict CSP. `problems` collects page
-   * errors and console errors (CSP violations among them); a 4xx the page asked for is logged by
-   * Chromium as "Failed to load resource", which a test expecting one leaves out.
+   * A fresh page on `on`, under the CSP the server sends with it (its value is pinned by
+   * security.e2e-spec.ts). `problems` collects page errors and console errors (CSP violations
+   * among them); a 4xx the page asked for is logged by Chromium as "Failed to load resource",
+   * which a test expecting one leaves out.
    */
   async function openPage(on: ServerProcess, options: BrowserContextOptions = {}) {
     const context = await browser.newContext({
@@ -82,13 +78,6 @@ describeWhen(hasChromium || inCi)('The calculator page in Chromium', () => {
       ...options,
     });
     contexts.push(context);
-    await context.route(`${on.url}/`, async (route) => {
-      const response = await route.fetch();
-      await route.fulfill({
-        response,
-        headers: { ...response.headers(), 'content-security-policy': CSP },
-      });
-    });
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
@@ -99,7 +88,9 @@ describeWhen(hasChromium || inCi)('The calculator page in Chromium', () => {
     page.on('request', (request) => {
       if (request.url().endsWith('/api/depreciate')) apiCalls.push(request.method());
     });
-    await page.goto(`${on.url}/`);
+    const document = await page.goto(`${on.url}/`);
+    // Nothing stands between the server and the browser: the page runs under the server's CSP.
+    expect(document?.headers()['content-security-policy']).toContain("script-src 'self'");
     return { page, problems, apiCalls };
   }
 

@@ -6,6 +6,12 @@ import { depreciate, send } from './helpers/http';
 import { freePort } from './helpers/ports';
 import { runToExit, ServerProcess, startServer } from './helpers/server-process';
 
+/** A documented answer of /docs-json: its JSON example and its headers' examples. */
+interface Documented {
+  content: { 'application/json': { example: unknown } };
+  headers: Record<string, { schema: { example: unknown } }>;
+}
+
 describe('the built server as a process (node dist/main.js)', () => {
   describe('started with RATE_LIMIT_PER_DAY=3', () => {
     let server: ServerProcess;
@@ -37,17 +43,33 @@ describe('the built server as a process (node dist/main.js)', () => {
       expect(refused.text).toBe(JSON.stringify(limited(3)));
     });
 
-    it('serves the docs, whose examples state the configured limit', async () => {
+    it('serves the docs, whose examples state the configured limit: the 429 body, the headers', async () => {
       const docs = await send({ port: server.port, path: '/docs-json' });
       expect(docs.status).toBe(200);
       const { paths } = docs.json as {
-        paths: Record<string, { post: { responses: Record<string, Record<string, unknown>> } }>;
+        paths: Record<string, { post: { responses: Record<string, Documented> } }>;
       };
       expect(Object.keys(paths)).toEqual(['/api/depreciate']);
       const { responses } = paths['/api/depreciate'].post;
-      expect(responses['429']).toMatchObject({
-        content: { 'application/json': { example: limited(3) } },
-        headers: { 'RateLimit-Policy': { schema: { example: '"daily";q=3;w=86400' } } },
+      expect(responses['429'].content['application/json'].example).toEqual(limited(3));
+      const examples = (status: string) =>
+        Object.fromEntries(
+          Object.entries(responses[status].headers).map(([name, h]) => [name, h.schema.example]),
+        );
+      expect(examples('200')).toEqual({
+        'X-RateLimit-Limit': 3,
+        'X-RateLimit-Remaining': 2,
+        'X-RateLimit-Reset': 52_200,
+        'RateLimit-Policy': '"daily";q=3;w=86400',
+        RateLimit: '"daily";r=2;t=52200',
+      });
+      expect(examples('429')).toEqual({
+        'X-RateLimit-Limit': 3,
+        'X-RateLimit-Remaining': 0,
+        'X-RateLimit-Reset': 52_200,
+        'RateLimit-Policy': '"daily";q=3;w=86400',
+        RateLimit: '"daily";r=0;t=52200',
+        'Retry-After': 52_200,
       });
     });
   });

@@ -1,7 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import { answerAt, VALID } from './helpers/bodies';
-import { keepAliveAgent, nodeRequest, tally } from './helpers/clients';
-import { depreciate, send } from './helpers/http';
+import {
+  depreciate,
+  keepAliveAgent,
+  type Outcome,
+  outcomeOf,
+  POST_JSON,
+  send,
+  tally,
+} from './helpers/http';
 import { parseResponses, RawConnection, tryConnect } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
 import { waitFor } from './helpers/wait';
@@ -164,19 +171,13 @@ describe('the built server at SIGTERM under load', () => {
     try {
       // 300 clients, one connection each, and the signal while they arrive.
       const outcomes = Array.from({ length: 300 }, (_, i) =>
-        depreciate(server.port, {
-          from: `127.0.${40 + Math.floor(i / 250)}.${(i % 250) + 1}`,
-        }).then(
-          (answer) => String(answer.status),
-          (error: NodeJS.ErrnoException) => error.code ?? error.message,
+        outcomeOf(
+          depreciate(server.port, { from: `127.0.${40 + Math.floor(i / 250)}.${(i % 250) + 1}` }),
         ),
       );
       await new Promise((resolve) => setTimeout(resolve, 20));
       server.signal('SIGTERM');
-      const seen = (await Promise.all(outcomes)).reduce<Record<string, number>>(
-        (counts, outcome) => ({ ...counts, [outcome]: (counts[outcome] ?? 0) + 1 }),
-        {},
-      );
+      const seen = tally(await Promise.all(outcomes));
       expect(
         Object.keys(seen).filter((outcome) => outcome !== '200' && outcome !== 'ECONNREFUSED'),
       ).toEqual([]);
@@ -222,14 +223,12 @@ describe.each(['0', '1000'])(
         // 50 clients, each a keep-alive agent with one socket, sending request after request.
         const clients = Array.from({ length: 50 }, async (_, i) => {
           const agent = keepAliveAgent(`127.0.1.${i + 1}`, 1);
-          const seen: string[] = [];
+          const seen: Outcome[] = [];
           while (running) {
-            const outcome = await nodeRequest({
-              port: server.port,
-              body: Buffer.from(BODY),
-              agent,
-            });
-            seen.push('error' in outcome ? outcome.error : String(outcome.status));
+            const outcome = await outcomeOf(
+              send({ ...POST_JSON, port: server.port, body: BODY, agent }),
+            );
+            seen.push(outcome);
             if ('error' in outcome) break;
           }
           agent.destroy();
@@ -239,12 +238,7 @@ describe.each(['0', '1000'])(
         server.signal('SIGTERM');
         const exited = await server.exited;
         running = false;
-        const outcomes = (await Promise.all(clients)).flat();
-        const counts = tally(
-          outcomes.map((o) =>
-            /^\d+$/.test(o) ? { status: Number(o), headers: {}, body: '' } : { error: o },
-          ),
-        );
+        const counts = tally((await Promise.all(clients)).flat());
         process.stdout.write(
           `SIGTERM under 50 busy keep-alive clients, drain delay ${drainDelay} ms: ${JSON.stringify(counts)}\n`,
         );

@@ -8,24 +8,6 @@ import { SettableClock } from './clock';
 /** A valid request: the README's example (test/fixtures/readme-example.ts) without its mileage. */
 export const VALID = { purchaseYear: 2020, purchasePrice: 25_000, vehicleType: 'sedan' };
 
-/** VALID bought in 2027, the year after the tests' 2026: refused until the new year. */
-export const NEW_YEAR_CAR = { ...VALID, purchaseYear: 2027 };
-
-/** The whole answer for NEW_YEAR_CAR in 2027, at `calculatedAt`: age 0, nothing lost yet. */
-export const newYearCarAnswer = (calculatedAt: unknown) => ({
-  success: true,
-  data: {
-    currentValue: 25_000,
-    totalDepreciation: 0,
-    totalDepreciationPercent: 0,
-    monthlyDepreciation: 0,
-    yearlyBreakdown: [
-      { year: 2027, age: 0, value: 25_000, depreciation: 0, depreciationPercent: 0 },
-    ],
-  },
-  meta: { vehicleType: 'sedan', vehicleAge: 0, calculatedAt },
-});
-
 /** Every time in an answer or a log line: an ISO 8601 UTC instant to the millisecond. */
 export const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -44,8 +26,10 @@ export const limited = (limit = 100) => ({
 });
 
 /**
- * The whole success body for `request` valued at `calculatedAt`, as the model computes it (the unit
- * tests pin the model by hand): for a test that knows when an answer was made, not its numbers.
+ * The whole success body for `request` valued at `calculatedAt`, as DepreciationService computes it:
+ * plumbing only, for a test on the system clock (whose year it does not set) and for the one case
+ * of depreciation.e2e-spec.ts that checks the model's answer is served unchanged. The figures are
+ * pinned by hand elsewhere (test/depreciation.figures.ts, test/fixtures/readme-example.ts).
  */
 export const answerAt = (request: object, calculatedAt: string): DepreciationResult =>
   new DepreciationService(new SettableClock(calculatedAt)).calculate(request as DepreciationInput);

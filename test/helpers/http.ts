@@ -1,4 +1,5 @@
-import { IncomingHttpHeaders, request } from 'node:http';
+import { Agent, IncomingHttpHeaders, request } from 'node:http';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { recordAnswer } from './answers';
 import { VALID } from './bodies';
@@ -20,9 +21,16 @@ export interface HttpCall {
   /** The client's own address, to act as a distinct client: any 127.0.0.N works on loopback. */
   localAddress?: string;
   host?: string;
+  /** A keep-alive agent (keepAliveAgent) whose sockets are reused; a new connection unless given. */
+  agent?: Agent;
+  /** An already open connection to send it on (a pool that opened its connections first). */
+  socket?: Socket;
 }
 
-/** One HTTP request on a fresh connection (no keep-alive pool, so localAddress always applies). */
+/**
+ * One HTTP request with Node's http: on a new connection (so localAddress always applies), on a
+ * keep-alive agent's, or on a given socket. Rejects with the error the client library raised.
+ */
 export function send(call: HttpCall): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const req = request(
@@ -32,21 +40,21 @@ export function send(call: HttpCall): Promise<HttpAnswer> {
         method: call.method ?? 'GET',
         path: call.path ?? '/',
         headers: call.headers,
-        localAddress: call.localAddress,
-        agent: false,
+        localAddress: call.agent ? undefined : call.localAddress,
+        // Node uses createConnection only without an agent (agent: false makes a new one).
+        ...(call.socket ? { createConnection: () => call.socket } : { agent: call.agent ?? false }),
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text,
+            json: parseJson(text),
+          });
         });
         res.on('error', reject);
       },
@@ -54,6 +62,46 @@ export function send(call: HttpCall): Promise<HttpAnswer> {
     req.on('error', reject);
     req.end(call.body);
   });
+}
+
+/** A keep-alive agent bound to `from`: every socket it opens is that client's. */
+export const keepAliveAgent = (from: string, maxSockets = 4): Agent =>
+  new Agent({ keepAlive: true, maxSockets, localAddress: from });
+
+/**
+ * What a client saw of one request: the answer, or the error its library raised instead (a reset,
+ * a broken pipe: what a client cannot tell from a crash).
+ */
+export type Outcome = HttpAnswer | { error: string };
+
+/** The error code a client library reports (`ECONNRESET`, `EPIPE`, `UND_ERR_SOCKET`, …). */
+function codeOf(error: unknown): string {
+  const { code, cause } = error as { code?: string; cause?: unknown };
+  if (cause !== undefined) return codeOf(cause);
+  return code ?? String(error);
+}
+
+/** The answer, or the error code of the client that failed to get one. */
+export const outcomeOf = (answer: Promise<HttpAnswer>): Promise<Outcome> =>
+  answer.catch((error: unknown) => ({ error: codeOf(error) }));
+
+/** How many outcomes of each kind: `{ '200': 32, '503': 68 }`, `{ ECONNRESET: 3 }`. */
+export function tally(outcomes: Outcome[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const outcome of outcomes) {
+    const key = 'error' in outcome ? outcome.error : String(outcome.status);
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/** The parsed JSON of a body, or undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A request body as sent: an object as JSON, a string or Buffer as it is. */
@@ -78,9 +126,17 @@ export interface TimedAnswer extends HttpAnswer {
   ms: number;
 }
 
+/** What `depreciate` sends, for a test that sends it otherwise (a keep-alive agent, a socket). */
+export const POST_JSON = {
+  method: 'POST',
+  path: '/api/depreciate',
+  headers: { 'content-type': 'application/json' },
+};
+
 /**
  * POST /api/depreciate over a real socket, to an app or process listening on `port` (supertest's
- * in-process counterpart is `depreciateIn`, test/helpers/test-app.ts).
+ * in-process counterpart is `depreciateIn`, test/helpers/test-app.ts). Its answer is recorded for
+ * the OpenAPI check (test/helpers/answers.ts); `send` with POST_JSON records nothing.
  */
 export async function depreciate(
   port: number,

@@ -4,8 +4,8 @@ import {
   rateLimitMessage,
   UNSUPPORTED_MEDIA_TYPE_MESSAGE,
 } from '../../src/edge/error-messages';
-import { FuzzRequest } from './fuzz-requests';
-import { Exchange, parseResponses, RawResponse } from './raw-http';
+import { FuzzRequest } from './requests';
+import { Exchange, parseResponses, RawResponse } from '../helpers/raw-http';
 
 /** The contract's checks on one fuzz answer (CONTRACT.md: statuses, error body, success shape). */
 const STATUSES = new Set([200, 400, 404, 413, 415, 429]);

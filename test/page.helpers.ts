@@ -1,6 +1,6 @@
 import { Page } from 'playwright-core';
-import { depreciate } from './http';
-import { ServerProcess } from './server-process';
+import { depreciate } from './helpers/http';
+import { ServerProcess } from './helpers/server-process';
 
 /** Driving the calculator page (public/) from a test, and what it should show. */
 export const YEAR = new Date().getUTCFullYear();
