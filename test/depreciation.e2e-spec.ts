@@ -4,9 +4,9 @@ import {
   README_EXAMPLE_ANSWER,
   README_EXAMPLE_AT,
   README_EXAMPLE_REQUEST as EXAMPLE,
-} from './fixtures/readme-example';
+} from '../src/testing/readme-example';
 import { answerAt, INTERNAL_ERROR, INVALID, TOO_LARGE, UNSUPPORTED_TYPE } from './helpers/bodies';
-import { SettableClock } from './helpers/clock';
+import { SettableClock } from '../src/testing/settable-clock';
 import { MODEL_ANSWERS } from './depreciation.figures';
 import { createTestApp, depreciateIn } from './helpers/test-app';
 
@@ -30,7 +30,7 @@ describe('POST /api/depreciate (e2e, through AppModule)', () => {
 
   afterEach(() => app.close());
 
-  it('answers 200 with the whole body of SPEC.md §2.2', async () => {
+  it('answers 200 with the whole body of docs/contract.md's success answer', async () => {
     const response = await depreciateIn(app, EXAMPLE)
       .expect(200)
       .expect('Content-Type', /^application\/json/);

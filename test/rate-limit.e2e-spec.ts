@@ -9,8 +9,8 @@ import { DAY_MS } from '../src/rate-limit/daily-window';
 import { depreciate, HttpAnswer, send } from './helpers/http';
 import { INTERNAL_ERROR, INVALID, limited, UNSUPPORTED_TYPE, VALID } from './helpers/bodies';
 import { OverLimitStorage } from './helpers/daily-limit';
-import { SettableClock } from './helpers/clock';
-import { README_EXAMPLE_ANSWER } from './fixtures/readme-example';
+import { SettableClock } from '../src/testing/settable-clock';
+import { README_EXAMPLE_ANSWER } from '../src/testing/readme-example';
 import { listenTestApp, scrapeMetrics } from './helpers/test-app';
 
 const LIMITED = limited(100);

@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { RedisDailyLimitStorage } from '../src/rate-limit/redis-daily-limit.storage';
 import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
-import { SettableClock } from './helpers/clock';
+import { SettableClock } from '../src/testing/settable-clock';
 import { RecordingLogger, startRedisStore } from './helpers/daily-limit';
 import { RedisServer } from './helpers/redis-server';
 import { describeWithTools } from './helpers/system-tools';

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { AddressInfo, createServer, Server } from 'node:net';
-import { README_EXAMPLE_REQUEST } from './fixtures/readme-example';
+import { README_EXAMPLE_REQUEST } from '../src/testing/readme-example';
 import { answerAt, limited } from './helpers/bodies';
 import { depreciate, send } from './helpers/http';
 import { freePort } from './helpers/ports';

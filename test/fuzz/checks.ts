@@ -7,7 +7,7 @@ import {
 import { FuzzRequest } from './requests';
 import { Exchange, parseResponses, RawResponse } from '../helpers/raw-http';
 
-/** The contract's checks on one fuzz answer (CONTRACT.md: statuses, error body, success shape). */
+/** The contract's checks on one fuzz answer (docs/contract.md: statuses, error body, success shape). */
 const STATUSES = new Set([200, 400, 404, 413, 415, 429]);
 const SUCCESS_KEYS = ['data', 'meta', 'success'];
 const DATA_KEYS = [

@@ -1,11 +1,11 @@
 import { DepreciationService } from '../../src/depreciation/depreciation.service';
 import type { CalculateDepreciationDto as DepreciationInput } from '../../src/depreciation/dto/calculate-depreciation.dto';
 import type { DepreciationResponseDto as DepreciationResult } from '../../src/depreciation/dto/depreciation-response.dto';
-import { SettableClock } from './clock';
+import { SettableClock } from '../../src/testing/settable-clock';
 
 /** The request and answer bodies the tests share (docs/contract.md). */
 
-/** A valid request: the README's example (test/fixtures/readme-example.ts) without its mileage. */
+/** A valid request: the README's example (src/testing/readme-example.ts) without its mileage. */
 export const VALID = { purchaseYear: 2020, purchasePrice: 25_000, vehicleType: 'sedan' };
 
 /** Every time in an answer or a log line: an ISO 8601 UTC instant to the millisecond. */
@@ -29,7 +29,7 @@ export const limited = (limit = 100) => ({
  * The whole success body for `request` valued at `calculatedAt`, as DepreciationService computes it:
  * plumbing only, for a test on the system clock (whose year it does not set) and for the one case
  * of depreciation.e2e-spec.ts that checks the model's answer is served unchanged. The figures are
- * pinned by hand elsewhere (test/depreciation.figures.ts, test/fixtures/readme-example.ts).
+ * pinned by hand elsewhere (test/depreciation.figures.ts, src/testing/readme-example.ts).
  */
 export const answerAt = (request: object, calculatedAt: string): DepreciationResult =>
   new DepreciationService(new SettableClock(calculatedAt)).calculate(request as DepreciationInput);
