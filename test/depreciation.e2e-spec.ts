@@ -30,7 +30,7 @@ describe('POST /api/depreciate (e2e, through AppModule)', () => {
 
   afterEach(() => app.close());
 
-  it('answers 200 with the whole body of docs/contract.md's success answer', async () => {
+  it('answers 200 with the whole success body of docs/contract.md', async () => {
     const response = await depreciateIn(app, EXAMPLE)
       .expect(200)
       .expect('Content-Type', /^application\/json/);
