@@ -67,4 +67,12 @@ describe('AllExceptionsFilter', () => {
     expect(written.status).toBe(0);
     expect(adapter.end).toHaveBeenCalledWith(response);
   });
+
+  it('neither answers nor logs for a response the edge has already answered', () => {
+    Object.assign(response, { writableEnded: true });
+    filter.catch(new Error('Cannot set headers after they are sent to the client'), host);
+    expect(written.status).toBe(0);
+    expect(logError).not.toHaveBeenCalled();
+    expect(adapter.end).not.toHaveBeenCalled();
+  });
 });

@@ -19,8 +19,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
   constructor(private readonly adapterHost: HttpAdapterHost) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const { expected, statusCode, message } = toErrorBody(exception);
     const http = host.switchToHttp();
+    // The edge answered this request already (its body broke off, or timed out) while it was being
+    // handled: whatever the handling throws now is a consequence, not a fault.
+    if (http.getResponse<ServerResponse>().writableEnded) return;
+    const { expected, statusCode, message } = toErrorBody(exception);
     if (!expected) {
       const { id } = http.getRequest<IdentifiedRequest>();
       this.logger.error(

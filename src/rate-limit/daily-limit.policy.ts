@@ -55,6 +55,9 @@ export class DailyLimitPolicy {
    * client is over its limit (remembering the route for the early refusal).
    */
   async admit(request: Request, response: ServerResponse, key: string): Promise<void> {
+    // Answered by the edge meanwhile (its body broke off): not counted, as any request the HTTP
+    // layer refuses.
+    if (response.writableEnded) return;
     const record = await this.storage.hit(key, this.limit);
     setRateLimitHeaders(response, this.limit, record);
     if (!record.isBlocked) return;
