@@ -220,6 +220,7 @@ describe.each(['0', '1000'])(
       });
       try {
         let running = true;
+        let busy = 0;
         // 50 clients, each a keep-alive agent with one socket, sending request after request.
         const clients = Array.from({ length: 50 }, async (_, i) => {
           const agent = keepAliveAgent(`127.0.1.${i + 1}`, 1);
@@ -228,13 +229,17 @@ describe.each(['0', '1000'])(
             const outcome = await outcomeOf(
               send({ ...POST_JSON, port: server.port, body: BODY, agent }),
             );
+            if (seen.length === 0) busy += 1;
             seen.push(outcome);
             if ('error' in outcome) break;
           }
           agent.destroy();
           return seen;
         });
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        // The signal once every client is busy on its connection (a connection still being opened
+        // at the close can race the listener in the kernel: that is a new connection, not these).
+        await waitFor('50 busy clients', () => Promise.resolve(busy === 50), 10_000, 10);
+        await new Promise((resolve) => setTimeout(resolve, 300));
         server.signal('SIGTERM');
         const exited = await server.exited;
         running = false;
