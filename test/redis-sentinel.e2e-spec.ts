@@ -19,6 +19,8 @@ async function cutReplicas(port: number): Promise<void> {
 describeWithTools(['redis-server'], 'Sentinel failover under two built instances', () => {
   let redis: RedisSentinels;
   let servers: ServerProcess[];
+  /** Stopped here too, so that a failed test leaves no loop sending. */
+  let load: Load | undefined;
 
   beforeAll(async () => {
     redis = await RedisSentinels.start();
@@ -29,6 +31,7 @@ describeWithTools(['redis-server'], 'Sentinel failover under two built instances
   }, 60_000);
 
   afterAll(async () => {
+    await load?.stop();
     await Promise.all((servers ?? []).map((server) => server.stop()));
     await redis?.stop();
   }, 30_000);
@@ -40,7 +43,8 @@ describeWithTools(['redis-server'], 'Sentinel failover under two built instances
 
   it('kill -9 of the primary under load: no 5xx, shared again by itself, a 60-of-100 client gets 40 more', async () => {
     const client = '127.0.0.61';
-    const load = new Load(servers);
+    const traffic = new Load(servers);
+    load = traffic;
     expect(await passedAcross(servers, 50, client)).toBe(50);
     // The replica misses the last 10 hits (frozen, its link cut): acknowledged by the
     // primary, lost with it, as asynchronous replication allows.
@@ -54,7 +58,7 @@ describeWithTools(['redis-server'], 'Sentinel failover under two built instances
     standby.resume();
 
     const sharedAfterMs = await msUntilShared(servers, killedAt);
-    await load.stop();
+    await traffic.stop();
     const inspect = new Redis({
       sentinels: redis.sentinels.map(({ port }) => ({ host: '127.0.0.1', port })),
       name: SENTINEL_NAME,
@@ -64,10 +68,10 @@ describeWithTools(['redis-server'], 'Sentinel failover under two built instances
     const more = await passedAcross(servers, FAILOVER_LIMIT, client);
     process.stderr.write(
       `sentinel failover: shared again ${Math.round(sharedAfterMs)} ms after kill -9; ` +
-        `load ${load.total} answers ${JSON.stringify(load.statuses)}, ${load.failures} failures, ` +
-        `slowest ${Math.round(load.slowestMs)} ms; total after ${total}; ${more} more passed\n`,
+        `load ${traffic.total} answers ${JSON.stringify(traffic.statuses)}, ${traffic.failures} failures, ` +
+        `slowest ${Math.round(traffic.slowestMs)} ms; total after ${total}; ${more} more passed\n`,
     );
-    expect([load.serverErrors, load.failures]).toEqual([0, 0]);
+    expect([traffic.serverErrors, traffic.failures]).toEqual([0, 0]);
     expect(total).toBe('60');
     expect(more).toBe(FAILOVER_LIMIT - 60);
     for (const server of servers) {
