@@ -50,6 +50,7 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-serv
     expect(await inspect.ttl(key)).toBe(120);
     expect(storage.state()).toEqual({
       store: 'redis',
+      topology: 'standalone',
       counting: 'redis',
       shared: true,
       since: '2026-11-21T23:59:00.000Z',

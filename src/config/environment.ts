@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import { IsRedisNodes, redisEndpointGiven, redisTopologyConflict } from './redis-topology';
 import { IsRedisUrl } from './redis-url';
 import { IsTrustProxy, parseTrustProxy, type TrustProxy } from './trust-proxy';
 
@@ -18,6 +19,10 @@ export const DEFAULT_MAX_TRACKED_CLIENTS = 1_000_000;
 
 /** The force-exit timeout after SIGTERM/SIGINT, in ms, when SHUTDOWN_TIMEOUT_MS is not set. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+
+/** `true` or `false` as a boolean; anything else stays a string and fails @IsBoolean. */
+const toBoolean = ({ value }: { value: unknown }): unknown =>
+  value === 'true' ? true : value === 'false' ? false : value;
 
 /** A whole number written as digits only; anything else stays a string and fails @IsInt. */
 const toInteger = ({ value }: { value: unknown }): unknown =>
@@ -52,10 +57,44 @@ export class Environment {
   @IsRedisUrl()
   REDIS_URL: string = 'redis://127.0.0.1:6379';
 
+  /** Instead of REDIS_URL: the sentinels (`host:port,...`) that know the primary. */
+  @IsRedisNodes()
+  REDIS_SENTINELS: string = '';
+
+  /** The primary's group name the sentinels monitor (`sentinel monitor <name> ...`). */
+  @Matches(/^[A-Za-z0-9._-]*$/, { message: 'must be a name of letters, digits, ".", "_" or "-"' })
+  REDIS_SENTINEL_NAME: string = '';
+
+  /** Instead of REDIS_URL: seed nodes of a Redis Cluster (`host:port,...`). */
+  @IsRedisNodes()
+  REDIS_CLUSTER_NODES: string = '';
+
+  /** The data nodes' ACL user and password with Sentinel or Cluster (REDIS_URL carries its own). */
+  @IsString()
+  REDIS_USERNAME: string = '';
+
+  @IsString()
+  REDIS_PASSWORD: string = '';
+
+  /** Whether the data nodes are reached over TLS, with Sentinel or Cluster. */
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'must be true or false' })
+  REDIS_TLS: boolean = false;
+
+  /** The sentinels' own ACL user and password (`requirepass` of the sentinels). */
+  @IsString()
+  REDIS_SENTINEL_USERNAME: string = '';
+
+  @IsString()
+  REDIS_SENTINEL_PASSWORD: string = '';
+
+  /** Whether the sentinels are reached over TLS (apart from the data nodes). */
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'must be true or false' })
+  REDIS_SENTINEL_TLS: boolean = false;
+
   /** Whether readiness answers 503 while this instance counts alone (Redis unavailable). */
-  @Transform(({ value }: { value: unknown }) =>
-    value === 'true' ? true : value === 'false' ? false : value,
-  )
+  @Transform(toBoolean)
   @IsBoolean({ message: 'must be true or false' })
   READINESS_REQUIRES_SHARED_COUNTERS: boolean = false;
 
@@ -147,15 +186,17 @@ const URL_CREDENTIALS = /\/\/[^/@\s"]*@/g;
 export class InvalidConfigurationError extends Error {}
 
 /**
- * An operator who sets REDIS_URL means Redis: without RATE_LIMIT_STORE the store is redis, and
- * RATE_LIMIT_STORE=memory beside it is a contradiction, refused rather than guessed.
+ * An operator who says where Redis is (REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES) means
+ * Redis: without RATE_LIMIT_STORE the store is redis, and RATE_LIMIT_STORE=memory beside it is a
+ * contradiction, refused rather than guessed.
  */
 function impliedStore(environment: Environment, given: Record<string, unknown>): void {
-  if (given.REDIS_URL === undefined) return;
+  const endpoint = redisEndpointGiven(given);
+  if (endpoint === undefined) return;
   if (given.RATE_LIMIT_STORE === undefined) environment.RATE_LIMIT_STORE = 'redis';
   if (environment.RATE_LIMIT_STORE !== 'redis') {
     throw new InvalidConfigurationError(
-      `Invalid configuration: REDIS_URL is set but RATE_LIMIT_STORE=${environment.RATE_LIMIT_STORE}: unset REDIS_URL to count in memory, or set RATE_LIMIT_STORE=redis`,
+      `Invalid configuration: ${endpoint} is set but RATE_LIMIT_STORE=${environment.RATE_LIMIT_STORE}: unset ${endpoint} to count in memory, or set RATE_LIMIT_STORE=redis`,
     );
   }
 }
@@ -177,6 +218,9 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
       `Invalid configuration: ${error.property}=${value} ${reason}`,
     );
   }
+  const topologyConflict = redisTopologyConflict(given);
+  if (topologyConflict)
+    throw new InvalidConfigurationError(`Invalid configuration: ${topologyConflict}`);
   impliedStore(environment, given);
   const conflict = conflictBetween(environment);
   if (conflict) throw new InvalidConfigurationError(`Invalid configuration: ${conflict}`);

@@ -1,4 +1,5 @@
 import { ThrottlerStorage } from '@nestjs/throttler';
+import type { RedisTopology } from '../config/redis-topology';
 
 /** What a storage answers for one hit (the throttler's record type, without importing from dist/). */
 export type DailyLimitRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
@@ -7,9 +8,11 @@ export type DailyLimitRecord = Awaited<ReturnType<ThrottlerStorage['increment']>
 export interface DailyLimitState {
   /** The configured store (RATE_LIMIT_STORE). */
   store: 'memory' | 'redis';
+  /** With Redis: one server (REDIS_URL), a primary found by Sentinel, or a Cluster. */
+  topology?: RedisTopology;
   /** Where this instance counts right now: Redis, or its own memory while Redis is unavailable. */
   counting: 'memory' | 'redis';
-  /** Whether every instance sees the same counts (only while counting in Redis). */
+  /** Whether every instance sees the same counts (only while counting in Redis, for every client). */
   shared: boolean;
   /** When the Redis store last changed where it counts (ISO 8601 UTC). */
   since?: string;

@@ -11,7 +11,7 @@ import { DailyLimitPolicy } from './daily-limit.policy';
 import { DailyLimitStorage } from './daily-limit.storage';
 import { DAY_MS } from './daily-window';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
-import { createRedisClient, redisAddress } from './redis-client';
+import { createRedisClientFor, redisAddress, REDIS_SETTINGS, RedisSettings } from './redis-client';
 import { RedisDailyLimitStorage } from './redis-daily-limit.storage';
 
 /** The store RATE_LIMIT_STORE names; the memory store doubles as Redis's fallback. */
@@ -21,8 +21,11 @@ function dailyLimitStorage(
   clock: Clock,
 ): DailyLimitStorage {
   if (config.get('RATE_LIMIT_STORE', { infer: true }) !== 'redis') return memory;
-  const url = config.get('REDIS_URL', { infer: true });
-  return new RedisDailyLimitStorage(createRedisClient(url), memory, clock, redisAddress(url));
+  const settings = Object.fromEntries(
+    REDIS_SETTINGS.map((name) => [name, config.get(name, { infer: true })]),
+  ) as RedisSettings;
+  const client = createRedisClientFor(settings);
+  return new RedisDailyLimitStorage(client, memory, clock, redisAddress(settings));
 }
 
 /** @nestjs/throttler's options: one unnamed throttler (so a plain `@SkipThrottle()` frees a route). */

@@ -1,10 +1,12 @@
 import type { LoggerService } from '@nestjs/common';
-import type Redis from 'ioredis';
+import { Cluster } from 'ioredis';
 import type { Clock } from '../common/clock';
 import { utcDayNumber } from './daily-window';
 import type { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
+import type { RedisClient } from './redis-client';
 import { RedisContributions } from './redis-contributions';
 import { DailyCount, keyTtl, readDailyCount, redisKey } from './redis-daily-count';
+import { IdentityCheck, RedisIdentity } from './redis-identity';
 
 /** Commands in flight at once during a catch-up: each touches one key, none spans slots. */
 const BATCH = 1_000;
@@ -15,25 +17,27 @@ const messageOf = (error: unknown): string =>
 /**
  * What the Redis store does before it counts in Redis again, and how it reads replies:
  * checks that the connection uses the configured database (Redis may refuse it: then never another
- * one), re-adds today's contributions when Redis came back empty (its `run_id` changed: a restart
- * or a failover, never an operator's DEL), then adds the hits counted alone. Logs what it replaced.
+ * one), re-adds today's contributions to the keys whose Redis came back empty (RedisIdentity: a
+ * restart or a failover, never an operator's DEL), then adds the hits counted alone. Logs what it
+ * replaced. Every command touches one key: a Cluster routes each to its slot's primary.
  */
 export class RedisCatchUp {
-  /** The Redis process last caught up with (INFO server's run_id). */
-  private runId?: string;
+  private readonly identity: RedisIdentity;
   private announced?: string;
   private refused = false;
   private unusableLogged = false;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly contributions: RedisContributions,
     private readonly memory: MemoryDailyLimitStorage,
     private readonly clock: Clock,
     readonly instance: string,
     private readonly address: string,
     private readonly logger: LoggerService,
-  ) {}
+  ) {
+    this.identity = new RedisIdentity(redis);
+  }
 
   /** Whether Redis refuses the configured database (logged once). */
   get databaseRefused(): boolean {
@@ -43,10 +47,10 @@ export class RedisCatchUp {
   /** Rejects when the store must go on counting alone; safe to run again. */
   async run(): Promise<void> {
     await this.selectDatabase();
-    const runId = /run_id:(\w+)/.exec(await this.redis.info('server'))?.[1];
-    if (this.runId !== undefined && runId !== this.runId) await this.readdToday(runId);
+    const identity = await this.identity.check();
+    if (identity.changed) await this.readdToday(identity);
     await this.addCountedAlone();
-    this.runId = runId;
+    identity.commit();
   }
 
   /** Adds each client's hits counted alone so far; what could not be added is kept for later. */
@@ -99,6 +103,7 @@ export class RedisCatchUp {
   }
 
   private async selectDatabase(): Promise<void> {
+    if (this.redis instanceof Cluster) return; // a Cluster has database 0 only
     const database = this.redis.options.db ?? 0;
     if (database === 0) return;
     try {
@@ -115,16 +120,17 @@ export class RedisCatchUp {
     }
   }
 
-  /** Raises this instance's field of each client counted today to what it contributed. */
-  private async readdToday(runId: string | undefined): Promise<void> {
+  /** Raises this instance's field of each changed key counted today to what it contributed. */
+  private async readdToday({ changed, label, everyKey }: IdentityCheck): Promise<void> {
     const now = this.clock.now().getTime();
-    if (runId !== this.announced) {
-      this.announced = runId;
+    if (label !== this.announced) {
+      this.announced = label;
       this.logger.warn(
-        `Redis at ${this.address} is another process than before (run_id ${runId}): re-adding what this instance counted today for ${this.contributions.clients} clients`,
+        `Redis at ${this.address} is another process than before (${label}): re-adding what this instance counted today for ${everyKey ? `${this.contributions.clients} clients` : 'the clients of those slots'}`,
       );
     }
-    const batches = this.contributions.today(now, (client) => redisKey(client, now), BATCH);
+    const keyOf = (client: string) => redisKey(client, now);
+    const batches = this.contributions.today(now, keyOf, BATCH, changed);
     for (const batch of batches) {
       const ttl = keyTtl(utcDayNumber(now), now);
       const results = await Promise.allSettled(

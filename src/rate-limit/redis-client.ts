@@ -1,28 +1,111 @@
-import Redis from 'ioredis';
+import Redis, { Cluster, RedisOptions } from 'ioredis';
+import type { Environment } from '../config/environment';
+import { parseRedisNodes, RedisNode, RedisTopology, redisTopology } from '../config/redis-topology';
 import { DAILY_COUNT_LUA } from './redis-daily-count';
 
 /** A reply slower than this counts as Redis unavailable: the request is counted in memory. */
 export const REDIS_COMMAND_TIMEOUT_MS = 200;
 
+/** A connection to the daily counters: one server (directly or found by Sentinel) or a Cluster. */
+export type RedisClient = Redis | Cluster;
+
+/** The variables that say how to reach Redis (docs/contract.md, "Configuration"). */
+export const REDIS_SETTINGS = [
+  'REDIS_URL',
+  'REDIS_SENTINELS',
+  'REDIS_SENTINEL_NAME',
+  'REDIS_CLUSTER_NODES',
+  'REDIS_USERNAME',
+  'REDIS_PASSWORD',
+  'REDIS_TLS',
+  'REDIS_SENTINEL_USERNAME',
+  'REDIS_SENTINEL_PASSWORD',
+  'REDIS_SENTINEL_TLS',
+] as const satisfies (keyof Environment)[];
+export type RedisSettings = Pick<Environment, (typeof REDIS_SETTINGS)[number]>;
+
+const SCRIPTS = { dailyCount: { lua: DAILY_COUNT_LUA, numberOfKeys: 1 } };
+
 /**
- * An ioredis client for the daily counters that never makes a request wait for Redis: no offline
- * queue (a command while disconnected fails at once), a bounded reply time, no retried commands,
- * and reconnection forever in the background, at most a second apart. `url` is valid
- * (environment.ts checks its database number, which ioredis would not).
+ * Options shared by every topology, so that a request never waits for Redis: no offline queue (a
+ * command while disconnected fails at once), a bounded reply time, no retried commands. A primary
+ * demoted while connected (a failover that kept it alive, a managed endpoint that moved) answers
+ * writes with READONLY: the connection is dropped and made again, to whatever is primary now.
  */
+const NEVER_WAIT = {
+  commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+  connectTimeout: 1_000,
+  maxRetriesPerRequest: 0,
+  reconnectOnError: (error: Error) => error.message.startsWith('READONLY'),
+} satisfies RedisOptions;
+
+/** Reconnection forever in the background, at most a second apart. */
+const retryStrategy = (attempt: number) => Math.min(attempt * 100, 1_000);
+
+/** A client for one server at `url` (valid: environment.ts checks its database number). */
 export function createRedisClient(url: string): Redis {
   return new Redis(url, {
-    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-    connectTimeout: 1_000,
+    ...NEVER_WAIT,
     enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
-    scripts: { dailyCount: { lua: DAILY_COUNT_LUA, numberOfKeys: 1 } },
+    retryStrategy,
+    scripts: SCRIPTS,
   });
 }
 
-/** host:port of a Redis URL, for logs (never its password). */
-export function redisAddress(url: string): string {
-  const { hostname, port } = new URL(url);
+const nodesOf = (list: string): RedisNode[] => parseRedisNodes(list) ?? [];
+const orUndefined = (value: string) => (value === '' ? undefined : value);
+
+/** The client the settings describe: REDIS_URL, the sentinels' primary, or the cluster. */
+export function createRedisClientFor(settings: RedisSettings): RedisClient {
+  const topology = redisTopology(settings);
+  if (topology === 'standalone') return createRedisClient(settings.REDIS_URL);
+  const auth = {
+    username: orUndefined(settings.REDIS_USERNAME),
+    password: orUndefined(settings.REDIS_PASSWORD),
+    tls: settings.REDIS_TLS ? {} : undefined,
+  };
+  if (topology === 'sentinel') {
+    return new Redis({
+      ...NEVER_WAIT,
+      ...auth,
+      sentinels: nodesOf(settings.REDIS_SENTINELS),
+      name: settings.REDIS_SENTINEL_NAME,
+      sentinelUsername: orUndefined(settings.REDIS_SENTINEL_USERNAME),
+      sentinelPassword: orUndefined(settings.REDIS_SENTINEL_PASSWORD),
+      sentinelTLS: settings.REDIS_SENTINEL_TLS ? {} : undefined,
+      // Without it ioredis ignores `tls` for the primary found through Sentinel.
+      enableTLSForSentinelMode: settings.REDIS_TLS,
+      sentinelCommandTimeout: 500,
+      enableOfflineQueue: false,
+      retryStrategy,
+      scripts: SCRIPTS,
+    });
+  }
+  return new Cluster(nodesOf(settings.REDIS_CLUSTER_NODES), {
+    redisOptions: { ...NEVER_WAIT, ...auth },
+    enableOfflineQueue: false,
+    clusterRetryStrategy: retryStrategy,
+    // A command for a slot whose primary just died is retried once the slots are refreshed,
+    // within the command timeout; the request is counted alone if that does not suffice.
+    retryDelayOnFailover: 50,
+    retryDelayOnClusterDown: 50,
+    slotsRefreshTimeout: 500,
+    scripts: SCRIPTS,
+  });
+}
+
+/** Where the client counts, for logs (never a password). */
+export function redisAddress(settings: RedisSettings): string {
+  const topology = redisTopology(settings);
+  if (topology === 'sentinel')
+    return `Sentinel ${settings.REDIS_SENTINEL_NAME} (${settings.REDIS_SENTINELS})`;
+  if (topology === 'cluster') return `Cluster ${settings.REDIS_CLUSTER_NODES}`;
+  const { hostname, port } = new URL(settings.REDIS_URL);
   return `${hostname}:${port || '6379'}`;
+}
+
+/** The topology of a client made here (GET /health names it). */
+export function redisTopologyOf(client: RedisClient): RedisTopology {
+  if (client instanceof Cluster) return 'cluster';
+  return client.options.sentinels?.length ? 'sentinel' : 'standalone';
 }

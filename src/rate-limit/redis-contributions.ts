@@ -82,15 +82,22 @@ export class RedisContributions {
   }
 
   /**
-   * Today's contributions, `size` at a time, for re-adding them to a Redis that came back empty.
+   * Today's contributions, `size` at a time, for re-adding them to a Redis that came back empty
+   * (only the keys `include` accepts: in a Cluster, those of the slots that changed process).
    * Each client's hits counted alone so far are part of its contribution: they leave the
    * outage list as the client is taken, and only hits counted after it are added again later.
    */
-  *today(now: number, keyOf: (client: string) => string, size: number) {
+  *today(
+    now: number,
+    keyOf: (client: string) => string,
+    size: number,
+    include: (key: string) => boolean = () => true,
+  ) {
     if (utcDayNumber(now) !== this.day) return;
     let batch: { client: string; key: string; own: number }[] = [];
     for (const [client, own] of this.own) {
       const key = keyOf(client);
+      if (!include(key)) continue;
       this.alone.delete(key);
       batch.push({ client, key, own });
       if (batch.length === size) {

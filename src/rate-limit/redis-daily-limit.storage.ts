@@ -1,6 +1,6 @@
 import { Logger, LoggerService, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import type Redis from 'ioredis';
+import { Cluster } from 'ioredis';
 import { Clock } from '../common/clock';
 import {
   DailyLimitRecord,
@@ -10,7 +10,7 @@ import {
 } from './daily-limit.storage';
 import { secondsUntilReset, utcDayNumber } from './daily-window';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
-import './redis-client';
+import { RedisClient, redisTopologyOf } from './redis-client';
 import { RedisCatchUp } from './redis-catch-up';
 import { RedisContributions } from './redis-contributions';
 import { keyTtl, redisKey } from './redis-daily-count';
@@ -32,6 +32,9 @@ const STARTUP_WAIT_MS = 1_000;
  * catches up (RedisCatchUp), and only then counts in Redis again. Each change is logged once. The
  * memory counters follow the shared counts while Redis answers, so a fallback goes on from there.
  * A key holding something else than a count is that client's event, never an outage.
+ * In a Cluster, a command that fails while the cluster is up is that slot's outage, not the
+ * instance's: its clients are counted alone (`partly`) while every other client stays shared, and
+ * the store checks every RECOVERY_PROBE_MS which slots changed primary (RedisIdentity).
  */
 export class RedisDailyLimitStorage
   extends DailyLimitStorage
@@ -41,6 +44,8 @@ export class RedisDailyLimitStorage
   readonly instance = randomBytes(6).toString('base64url');
   private counting: DailyLimitState['counting'] = 'memory';
   private since: Date;
+  /** In a Cluster: since when some clients are counted alone while the others are shared. */
+  private partlySince?: Date;
   /** Bumped on every failure, so a recovery that a failure overtook does not announce itself. */
   private failures = 0;
   private lastError = 'not connected';
@@ -53,7 +58,7 @@ export class RedisDailyLimitStorage
   private stopped?: Promise<void>;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly memory: MemoryDailyLimitStorage,
     private readonly clock: Clock,
     private readonly address: string,
@@ -97,7 +102,7 @@ export class RedisDailyLimitStorage
         );
       } catch (error) {
         failed = true;
-        this.fallBack(error instanceof Error ? error.message : String(error));
+        this.failed(error instanceof Error ? error.message : String(error));
       }
       // Added to the shared count: whatever happened meanwhile, it is not counted alone too.
       if (!failed) return this.counted(key, redisKeyNow, limit, reply, now);
@@ -120,8 +125,10 @@ export class RedisDailyLimitStorage
   }
 
   state(): DailyLimitState {
-    const shared = this.counting === 'redis';
-    return { store: 'redis', counting: this.counting, shared, since: this.since.toISOString() };
+    const shared = this.counting === 'redis' && this.partlySince === undefined;
+    const since = (this.partlySince ?? this.since).toISOString();
+    const topology = redisTopologyOf(this.redis);
+    return { store: 'redis', topology, counting: this.counting, shared, since };
   }
 
   /** Waits briefly for Redis so the first requests are shared; serves from memory if it is down. */
@@ -144,6 +151,7 @@ export class RedisDailyLimitStorage
     const steady =
       this.counting === 'redis' &&
       this.recovering === undefined &&
+      this.partlySince === undefined &&
       this.contributions.pendingClients === 0;
     const count = this.catchUp.read(key, rkey, reply, now, steady);
     if (count === undefined) return this.memory.hit(key, limit, 0, now);
@@ -152,6 +160,21 @@ export class RedisDailyLimitStorage
     return count.reset
       ? this.memory.follow(key, limit, count.total, now)
       : this.memory.hit(key, limit, count.total, now);
+  }
+
+  /** A command failed: the whole instance counts alone, or in a Cluster that is up, one slot. */
+  private failed(reason: string): void {
+    if (!(this.redis instanceof Cluster) || this.redis.status !== 'ready') this.fallBack(reason);
+    else this.partly(reason);
+  }
+
+  private partly(reason: string): void {
+    this.failures += 1;
+    if (this.counting === 'memory' || this.closing || this.partlySince) return;
+    this.partlySince = this.clock.now();
+    this.logger.warn(
+      `Redis at ${this.address} unavailable for some clients (${reason}): counting them in this instance's memory until their slots answer`,
+    );
   }
 
   private fallBack(reason: string): void {
@@ -165,10 +188,34 @@ export class RedisDailyLimitStorage
     this.startProbing();
   }
 
+  /** In a Cluster the probe never stops: a failover elsewhere may have emptied keys seen here. */
   private startProbing(): void {
     this.probe ??= setInterval(() => {
-      if (this.redis.status === 'ready') void this.recover();
+      if (this.redis.status !== 'ready') return;
+      if (this.counting === 'memory') void this.recover();
+      else if (this.redis instanceof Cluster) void this.rejoin();
     }, RECOVERY_PROBE_MS).unref();
+  }
+
+  /**
+   * In a Cluster counting in Redis: re-adds to slots that changed primary and adds what was
+   * counted alone; once nothing failed meanwhile and nothing is left, every client is shared.
+   */
+  private rejoin(): Promise<void> {
+    if (this.recovering || this.closing) return Promise.resolve();
+    const failures = this.failures;
+    this.recovering = this.catchUp
+      .run()
+      .then(() => {
+        if (failures !== this.failures || this.closing || this.partlySince === undefined) return;
+        if (this.contributions.pendingClients > 0) return;
+        this.partlySince = undefined;
+        this.since = this.clock.now();
+        this.logger.log(`Daily counters shared in Redis at ${this.address} for every client again`);
+      })
+      .catch(() => this.partly('catch-up failed'))
+      .finally(() => (this.recovering = undefined));
+    return this.recovering;
   }
 
   /**
@@ -183,9 +230,10 @@ export class RedisDailyLimitStorage
       .run()
       .then(() => {
         if (failures !== this.failures || this.closing) return;
-        clearInterval(this.probe);
-        this.probe = undefined;
+        if (!(this.redis instanceof Cluster)) clearInterval(this.probe);
+        if (!(this.redis instanceof Cluster)) this.probe = undefined;
         this.counting = 'redis';
+        this.partlySince = undefined;
         this.since = this.clock.now();
         this.logger.log(`Daily counters shared in Redis at ${this.address}`);
         return this.catchUp
@@ -207,7 +255,7 @@ export class RedisDailyLimitStorage
         `Redis at ${this.address} unavailable at start-up (${this.lastError}): counting in this instance's memory until it is back`,
       );
     }
-    if (this.counting === 'memory') this.startProbing();
+    if (this.counting === 'memory' || this.redis instanceof Cluster) this.startProbing();
   }
 
   /**

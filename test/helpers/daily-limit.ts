@@ -1,5 +1,6 @@
 import { LoggerService } from '@nestjs/common';
 import type { Clock } from '../../src/common/clock';
+import type { RedisTopology } from '../../src/config/redis-topology';
 import {
   DailyLimitRecord,
   DailyLimitState,
@@ -24,10 +25,11 @@ export const health = async (port: number): Promise<unknown> =>
  * GET /health's whole body with RATE_LIMIT_STORE=redis: counters shared in Redis, or (degraded)
  * counted in the instance's memory while Redis is unavailable; `since` when that began.
  */
-export const redisHealth = (shared: boolean) => ({
+export const redisHealth = (shared: boolean, topology: RedisTopology = 'standalone') => ({
   status: shared ? 'ok' : 'degraded',
   dailyLimit: {
     store: 'redis',
+    topology,
     counting: shared ? 'redis' : 'memory',
     shared,
     since: expect.stringMatching(ISO_TIME),

@@ -19,15 +19,24 @@ async function answersPing(port: number): Promise<boolean> {
 
 /**
  * A real redis-server on a free loopback port, without persistence (a restart empties it, as a
- * crash of a cache would). `restart()` starts it again on the same port.
+ * crash of a cache would). `restart()` starts it again on the same port. `args` come after the
+ * defaults (a replica's `--replicaof`, a cluster node's settings); `config`, a file written
+ * beforehand, comes first (a sentinel's, which Sentinel rewrites).
  */
 export class RedisServer {
   private process?: RunningProcess;
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    private readonly args: string[],
+    private readonly config?: string,
+  ) {}
 
-  static async start(): Promise<RedisServer> {
-    const server = new RedisServer(await freePort());
+  static async start(
+    args: string[] = [],
+    { port, config }: { port?: number; config?: string } = {},
+  ): Promise<RedisServer> {
+    const server = new RedisServer(port ?? (await freePort()), args, config);
     await server.restart();
     return server;
   }
@@ -38,6 +47,7 @@ export class RedisServer {
 
   async restart(): Promise<void> {
     const args = [
+      ...(this.config ? [this.config] : []),
       '--port',
       String(this.port),
       '--bind',
@@ -46,6 +56,7 @@ export class RedisServer {
       '',
       '--appendonly',
       'no',
+      ...this.args,
     ];
     const child = RunningProcess.start('redis-server', args);
     this.process = child;
@@ -53,6 +64,10 @@ export class RedisServer {
       if (child.hasExited) throw new Error(`redis-server exited:\n${child.output}`);
       return answersPing(this.port);
     });
+  }
+
+  get hasExited(): boolean {
+    return this.process?.hasExited ?? true;
   }
 
   /** Kills it without warning (SIGKILL): clients see the connection drop. */

@@ -1,0 +1,87 @@
+import { isIPv6 } from 'node:net';
+import { ValidateBy, ValidationArguments } from 'class-validator';
+
+/** How the Redis store reaches Redis: one server, a Sentinel-managed primary, or a Cluster. */
+export type RedisTopology = 'standalone' | 'sentinel' | 'cluster';
+
+/** One `host:port` of REDIS_SENTINELS or REDIS_CLUSTER_NODES (an IPv6 host without brackets). */
+export interface RedisNode {
+  host: string;
+  port: number;
+}
+
+const ENTRY = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/;
+const LIST_RULE =
+  'must be host:port pairs separated by commas, an IPv6 address in brackets (e.g. 10.0.0.5:26379,[fd00::5]:26379)';
+
+/** The nodes of a `host:port,...` list, or undefined when one entry is not a host and a port. */
+export function parseRedisNodes(value: string): RedisNode[] | undefined {
+  const nodes: RedisNode[] = [];
+  for (const entry of value.split(',').map((part) => part.trim())) {
+    const [, ipv6, host, port] = ENTRY.exec(entry) ?? [];
+    if (ipv6 !== undefined && !isIPv6(ipv6)) return undefined;
+    if (port === undefined || +port < 1 || +port > 65535) return undefined;
+    nodes.push({ host: ipv6 ?? host, port: +port });
+  }
+  return nodes;
+}
+
+/** Class-validator rule for a `host:port,...` list; empty means unset. */
+export function IsRedisNodes(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isRedisNodes',
+    validator: {
+      validate: (value: unknown) =>
+        value === '' || (typeof value === 'string' && parseRedisNodes(value) !== undefined),
+      defaultMessage: (_args?: ValidationArguments) => LIST_RULE,
+    },
+  });
+}
+
+/** The variables that say where Redis is; at most one may be set. */
+const ENDPOINTS = ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const;
+/** The data nodes' credentials and TLS with Sentinel or Cluster (REDIS_URL carries its own). */
+const NODE_AUTH = ['REDIS_USERNAME', 'REDIS_PASSWORD', 'REDIS_TLS'] as const;
+/** The sentinels' own credentials and TLS. */
+const SENTINEL_ONLY = [
+  'REDIS_SENTINEL_NAME',
+  'REDIS_SENTINEL_USERNAME',
+  'REDIS_SENTINEL_PASSWORD',
+  'REDIS_SENTINEL_TLS',
+] as const;
+
+/** The one of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES set (present and not empty). */
+export function redisEndpointGiven(given: Record<string, unknown>): string | undefined {
+  return ENDPOINTS.find((name) => given[name] !== undefined);
+}
+
+/**
+ * What the given Redis variables make impossible together, or undefined. Two endpoints are two
+ * deployments (which one counts is a guess); a password or TLS setting that the chosen topology
+ * does not read would be silently ignored, so it is refused instead.
+ */
+export function redisTopologyConflict(given: Record<string, unknown>): string | undefined {
+  const endpoints = ENDPOINTS.filter((name) => given[name] !== undefined);
+  if (endpoints.length > 1)
+    return `${endpoints.slice(0, -1).join(', ')} and ${endpoints.at(-1)} are set: set only one of REDIS_URL, REDIS_SENTINELS (with REDIS_SENTINEL_NAME) or REDIS_CLUSTER_NODES`;
+  const sentinels = given.REDIS_SENTINELS !== undefined;
+  if (sentinels && given.REDIS_SENTINEL_NAME === undefined)
+    return 'REDIS_SENTINELS is set without REDIS_SENTINEL_NAME: name the primary the sentinels monitor';
+  const stray = SENTINEL_ONLY.find((name) => given[name] !== undefined);
+  if (!sentinels && stray)
+    return `${stray} is set without REDIS_SENTINELS: it is for Sentinel only`;
+  const auth = NODE_AUTH.find((name) => given[name] !== undefined);
+  if (auth && !sentinels && given.REDIS_CLUSTER_NODES === undefined)
+    return `${auth} is for REDIS_SENTINELS or REDIS_CLUSTER_NODES: with REDIS_URL, give the password in the URL (redis://:password@host:6379) and use rediss:// for TLS`;
+  return undefined;
+}
+
+/** The topology the (valid) environment names. */
+export function redisTopology(environment: {
+  REDIS_SENTINELS: string;
+  REDIS_CLUSTER_NODES: string;
+}): RedisTopology {
+  if (environment.REDIS_SENTINELS !== '') return 'sentinel';
+  if (environment.REDIS_CLUSTER_NODES !== '') return 'cluster';
+  return 'standalone';
+}
