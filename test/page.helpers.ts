@@ -1,6 +1,8 @@
 import { Page } from 'playwright-core';
 import { depreciate } from './helpers/http';
 import { ServerProcess } from './helpers/server-process';
+import type { CalculateDepreciationDto } from '../src/depreciation/dto/calculate-depreciation.dto';
+import type { DepreciationResponseDto } from '../src/depreciation/dto/depreciation-response.dto';
 
 /** Driving the calculator page (public/) from a test, and what it should show. */
 export const YEAR = new Date().getUTCFullYear();
@@ -11,22 +13,8 @@ const percentFormat = new Intl.NumberFormat('en-US', {
 });
 export const percent = (value: number) => percentFormat.format(value / 100);
 
-interface Entry {
-  year: number;
-  age: number;
-  value: number;
-  depreciation: number;
-  depreciationPercent: number;
-}
-export interface Answer {
-  data: {
-    currentValue: number;
-    totalDepreciation: number;
-    totalDepreciationPercent: number;
-    monthlyDepreciation: number;
-    yearlyBreakdown: Entry[];
-  };
-}
+/** The success body: the service's own DTO is its type. */
+export type Answer = DepreciationResponseDto;
 /** The little of the DOM these tests touch inside the page (the project compiles without lib.dom). */
 interface CanvasLike {
   width: number;
@@ -40,12 +28,8 @@ export interface ChartGlobal {
   Chart: { getChart(id: string): { data: { datasets: { data: number[] }[] } } | undefined };
 }
 
-export interface Vehicle {
-  purchaseYear: number;
-  purchasePrice: number;
-  vehicleType: string;
-  currentMileage?: number;
-}
+/** A request as the page fills its form (the request DTO is its type). */
+export type Vehicle = CalculateDepreciationDto;
 
 /** The same request the page sends, straight over HTTP. */
 export async function askApi(server: ServerProcess, vehicle: Vehicle): Promise<Answer> {
@@ -97,7 +81,7 @@ export const tableRows = (page: Page) =>
     );
 
 /** A table row as the page should show an entry (en-US). */
-export const expectedRow = (entry: Entry) => [
+export const expectedRow = (entry: Answer['data']['yearlyBreakdown'][number]) => [
   String(entry.year),
   String(entry.age),
   money.format(entry.value),
