@@ -7,6 +7,7 @@ import { Clock } from '../common/clock';
 import { Environment } from '../config/environment';
 import { DailyLimitGuard } from './daily-limit.guard';
 import { DailyLimitHealthIndicator } from './daily-limit.health';
+import { DailyLimitGauges } from './daily-limit.metrics';
 import { DailyLimitPolicy } from './daily-limit.policy';
 import { DailyLimitStorage } from './daily-limit.storage';
 import { DAY_MS } from './daily-window';
@@ -39,7 +40,7 @@ const throttlerOptions = (policy: DailyLimitPolicy): ThrottlerModuleOptions => (
 /**
  * The daily limit, whole: the counters (DailyLimitStorage, which tests replace with
  * `overrideProvider(DailyLimitStorage)`), the policy, the throttler's options and storage tokens,
- * the global guard, and the store's health indicator and gauge. app.setup.ts mounts the policy's
+ * the global guard, and the store's health indicator and gauges. app.setup.ts mounts the policy's
  * early refusal ahead of the body parser.
  */
 @Module({
@@ -61,6 +62,7 @@ const throttlerOptions = (policy: DailyLimitPolicy): ThrottlerModuleOptions => (
     { provide: getStorageToken(), useExisting: DailyLimitStorage },
     { provide: APP_GUARD, useClass: DailyLimitGuard },
     DailyLimitHealthIndicator,
+    DailyLimitGauges,
   ],
   exports: [DailyLimitPolicy, DailyLimitHealthIndicator],
 })

@@ -1,0 +1,42 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { MetricsService } from '../metrics/metrics.service';
+import { DailyLimitStorage } from './daily-limit.storage';
+import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
+
+/**
+ * The daily counters' gauges: `daily_limit_store_shared{store}` (1 while every instance shares the
+ * counts) and `daily_limit_memory_keys{kind}` (today's in-memory keys), read at scrape time:
+ * nothing per request.
+ */
+@Injectable()
+export class DailyLimitGauges implements OnModuleInit {
+  constructor(
+    private readonly metrics: MetricsService,
+    private readonly storage: DailyLimitStorage,
+    private readonly memory: MemoryDailyLimitStorage,
+  ) {}
+
+  onModuleInit(): void {
+    const storage = this.storage;
+    this.metrics.createGauge({
+      name: 'daily_limit_store_shared',
+      help: 'Whether the daily counters are shared by every instance (1) or kept in memory (0).',
+      labelNames: ['store'],
+      collect() {
+        const state = storage.state();
+        this.reset();
+        this.set({ store: state.store }, state.shared ? 1 : 0);
+      },
+    });
+    const memory = this.memory;
+    this.metrics.createGauge({
+      name: 'daily_limit_memory_keys',
+      help: "Today's in-memory counters: one per client, or per wider prefix once MAX_TRACKED_CLIENTS is reached (widened).",
+      labelNames: ['kind'],
+      collect() {
+        this.set({ kind: 'client' }, memory.trackedClients - memory.widenedKeys);
+        this.set({ kind: 'widened' }, memory.widenedKeys);
+      },
+    });
+  }
+}
