@@ -59,10 +59,20 @@ export function edgeContextOf(socket: ServedSocket | null | undefined): EdgeCont
   return socket?.server?.[CONTEXT];
 }
 
+/** Bodies already made, by status and message: refusals repeat (a client over its limit, 429s). */
+const BODIES = new Map<string, Buffer>();
+/** Past this many bodies, new ones are made, not kept; a 404's, which names its path, never is. */
+const MAX_KEPT_BODIES = 64;
+
 /** The error body for `status` as bytes: the contract's message unless one is given. */
 function errorBytes(status: number, message?: string): Buffer {
+  const key = `${status} ${message ?? ''}`;
+  const kept = BODIES.get(key);
+  if (kept !== undefined) return kept;
   const body = toErrorBody(new HttpException(message ?? STATUS_CODES[status] ?? '', status));
-  return Buffer.from(JSON.stringify({ statusCode: body.statusCode, message: body.message }));
+  const bytes = Buffer.from(JSON.stringify({ statusCode: body.statusCode, message: body.message }));
+  if (status !== 404 && BODIES.size < MAX_KEPT_BODIES) BODIES.set(key, bytes);
+  return bytes;
 }
 
 /** Whether a request declares a body at all (RFC 9112 §6.3: a length or a transfer coding). */
