@@ -31,11 +31,11 @@ function refuseUnknownFields(document: OpenAPIObject): void {
 }
 
 /**
- * Serves Swagger UI at /docs and the OpenAPI document at /docs-json. The errors every route can
- * answer (429 past the daily limit, 500) are global responses, so a module a team adds is
- * documented with them without touching this file.
+ * The OpenAPI document of `app` with its daily `limit`. The errors every route can answer (429
+ * past the daily limit, 500) are global responses, so a module a team adds is documented with them
+ * without touching this file.
  */
-export function setupSwagger(app: INestApplication, limit: number): void {
+export function buildOpenApiDocument(app: INestApplication, limit: number): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Vehicle Depreciation API')
     .setDescription(
@@ -62,5 +62,11 @@ export function setupSwagger(app: INestApplication, limit: number): void {
   const document = SwaggerModule.createDocument(app, config);
   useLimitInHeaderExamples(document, limit);
   refuseUnknownFields(document);
+  return document;
+}
+
+/** Serves Swagger UI at /docs and the OpenAPI document at /docs-json. */
+export function setupSwagger(app: INestApplication, limit: number): void {
+  const document = buildOpenApiDocument(app, limit);
   SwaggerModule.setup(DOCS_PATH, app, document, { jsonDocumentUrl: `${DOCS_PATH}-json` });
 }

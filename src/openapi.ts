@@ -1,0 +1,31 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigService } from '@nestjs/config';
+import { createApp } from './app.factory';
+import { Environment } from './config/environment';
+import { buildOpenApiDocument } from './swagger';
+
+/** Where the committed document lives: the repository's root (docs/contract.md, "Versioning"). */
+export const OPENAPI_FILE = join(__dirname, '..', 'openapi.json');
+
+/**
+ * `npm run openapi`: writes the OpenAPI document the service serves at /docs-json to openapi.json,
+ * built from the application module without listening on a port, under the configuration of the
+ * environment (the defaults unless set: the document names RATE_LIMIT_PER_DAY). A test holds the
+ * committed file to what a server with the defaults serves, so every change of the contract shows
+ * up in review.
+ */
+async function writeOpenApi(): Promise<void> {
+  const app = await createApp();
+  const limit = app.get<ConfigService<Environment, true>>(ConfigService).get('RATE_LIMIT_PER_DAY', {
+    infer: true,
+  });
+  const document = buildOpenApiDocument(app, limit);
+  writeFileSync(OPENAPI_FILE, `${JSON.stringify(document, null, 2)}\n`);
+  await app.close();
+}
+
+writeOpenApi().catch((error: unknown) => {
+  console.error(`Failed to write openapi.json: ${(error as Error)?.stack ?? String(error)}`);
+  process.exit(1);
+});
