@@ -291,6 +291,23 @@ describe('the edge on both ports (built server)', () => {
     );
   });
 
+  it('answers a silent connection over the cap 503 after CONNECTION_REFUSAL_TIMEOUT_MS, the others 408', async () => {
+    const silent = await Promise.all(
+      Array.from({ length: 33 }, () =>
+        RawConnection.open({ port: server.port, localAddress: '127.0.0.93' }),
+      ),
+    );
+    await Promise.all(silent.map((connection) => connection.closed));
+    const answers = silent.map((connection) => parseResponses(connection.received)[0]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([
+      ...Array<number>(32).fill(408),
+      503,
+    ]);
+    const refused = answers.find((answer) => answer.status === 503);
+    expect(JSON.parse(String(refused?.body))).toEqual(OVER_CAP);
+    expect(refused?.headers['retry-after']).toBe('1');
+  });
+
   it('holds the metrics port to the public port limits: the per-client cap, the header timeout', async () => {
     const sockets = await openConnections(server.metricsPort, '127.0.0.91', 40);
     await sleep(200);

@@ -14,7 +14,7 @@ import {
 import { isLingering, type LingeringBounds, lingeringClose } from './lingering-close';
 
 /** The Content-Type of every JSON answer. */
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** One answer as the request log and the metrics see it, whoever wrote it. */
 export interface AnswerRecord {
@@ -55,7 +55,7 @@ export function setEdgeContext(server: Server, context: EdgeContext): void {
 /** A server's socket: Node sets `server` on every connection it accepts. */
 type ServedSocket = Socket & { server?: { [CONTEXT]?: EdgeContext } };
 
-export function edgeContextOf(socket: ServedSocket | null | undefined): EdgeContext | undefined {
+function edgeContextOf(socket: ServedSocket | null | undefined): EdgeContext | undefined {
   return socket?.server?.[CONTEXT];
 }
 
@@ -85,7 +85,7 @@ export const hasBody = (request: IncomingMessage): boolean =>
  * body the server will not read, unless what is left of it is declared and small enough to read
  * and drop, keeping the connection (Node then reads it through `req._dump()`).
  */
-export function answerCloses(request: IncomingMessage, bodyLimit: number): boolean {
+function answerCloses(request: IncomingMessage, bodyLimit: number): boolean {
   if (request.complete || !hasBody(request)) return false;
   const declared = Number(request.headers['content-length']);
   return !(declared <= bodyLimit) || request.headers['transfer-encoding'] !== undefined;

@@ -29,7 +29,7 @@ const LAST_ANSWERED = Symbol('lastAnswered');
 const CLOSING = Symbol('closing');
 
 /** A connection the edge follows: its requests waiting for answers, the latest one, the cap. */
-export type TrackedSocket = Socket & {
+type TrackedSocket = Socket & {
   [WAITING]?: number;
   [CURRENT]?: IncomingMessage;
   [LAST_ANSWERED]?: IncomingMessage;
