@@ -1,4 +1,6 @@
 import Redis from 'ioredis';
+import { createRedisClient } from '../src/rate-limit/redis-client';
+import { redisKey } from '../src/rate-limit/redis-daily-count';
 import { RedisDailyLimitStorage } from '../src/rate-limit/redis-daily-limit.storage';
 import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
 import { SettableClock } from '../src/testing/settable-clock';
@@ -131,5 +133,32 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-serv
       return Number(info.match(/connected_clients:(\d+)/)?.[1]) === clientsBefore - 1;
     });
     expect(logger.lines).toEqual(['log: Daily counters shared in Redis at test-redis']);
+  });
+
+  it('sends the counts of one event-loop turn in one write, each with its own reply', async () => {
+    const client = createRedisClient(server.url);
+    try {
+      await new Promise((ready) => client.once('ready', ready));
+      // Every write on the real connection, counted on its way through.
+      let writes = 0;
+      const stream = client.stream;
+      const write = stream.write.bind(stream);
+      stream.write = ((...args: Parameters<typeof write>) => {
+        writes += 1;
+        return write(...args);
+      }) as typeof stream.write;
+      const now = Date.parse('2026-11-21T12:00:00.000Z');
+      const key = redisKey('198.51.100.9', now);
+      const replies = await Promise.all(
+        Array.from({ length: 50 }, () => client.dailyCount(key, 'one', 1, 600, 0, 0, 'add')),
+      );
+      expect(writes).toBe(1);
+      expect(replies.map((reply) => (reply as number[])[0]).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 50 }, (_, i) => i + 1),
+      );
+      expect(await inspect.hget(key, 'total')).toBe('50');
+    } finally {
+      client.disconnect();
+    }
   });
 });
