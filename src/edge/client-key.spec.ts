@@ -1,4 +1,4 @@
-import { clientKey } from './client-key';
+import { clientAddress, clientKey } from './client-key';
 
 const request = (ip: string | undefined, remoteAddress?: string) =>
   ({ ip, socket: { remoteAddress } }) as Parameters<typeof clientKey>[0];
@@ -38,4 +38,19 @@ describe('clientKey', () => {
       expect(clientKey(request(ip, '127.0.0.9'))).toBe('127.0.0.9');
     },
   );
+});
+
+describe('clientAddress', () => {
+  it.each([
+    ['10.9.9.9:1234', '127.0.0.9', '10.9.9.9'],
+    ['2001:db8:1:2:aaaa::1', '127.0.0.9', '2001:db8:1:2:aaaa::1'],
+    ['unknown', '127.0.0.9', '127.0.0.9'],
+    [undefined, '127.0.0.9', '127.0.0.9'],
+    [undefined, undefined, undefined],
+  ])('resolves %p (socket %p) as %p, once per request', (ip, socket, address) => {
+    const incoming = request(ip, socket);
+    expect(clientAddress(incoming)).toBe(address);
+    Object.assign(incoming, { ip: '192.0.2.1' });
+    expect(clientAddress(incoming)).toBe(address);
+  });
 });

@@ -19,20 +19,36 @@ function addressOf(value: string): string | undefined {
   return address !== undefined && isIP(address.split('%')[0]) !== 0 ? address : undefined;
 }
 
+/** What the address is read from: Express's `req.ip` once Express has the request, the socket's. */
+type AddressedRequest = Pick<Request, 'socket'> & { ip?: string };
+
+const ADDRESS = Symbol('clientAddress');
 const KEY = Symbol('clientKey');
 
 /**
- * Who a request counts against: its client address as Express resolves it (`req.ip`: the socket's
- * address unless `trust proxy` is set, else the forwarded one, its port dropped), IPv4-mapped IPv6
- * as IPv4 and other IPv6 as its /64. A forwarded value that is not an address counts against the
- * socket's address (the proxy), never against a key of its own. Computed once per request (the
- * early refusal, the throttler's tracker and the policy all ask), then kept on it.
+ * The client's address as Express resolves it (`req.ip`: the socket's address unless `trust proxy`
+ * is set, else the forwarded one, its port dropped); a forwarded value that is not an address gives
+ * the socket's address (the proxy). Resolved once per request, then kept on it: the key below and
+ * the request log both read it, and `req.ip` parses X-Forwarded-For each time it is read.
  */
-export function clientKey(request: Pick<Request, 'ip' | 'socket'>): string {
-  const keyed = request as typeof request & { [KEY]?: string };
-  if (keyed[KEY] !== undefined) return keyed[KEY];
+export function clientAddress(request: AddressedRequest): string | undefined {
+  const kept = request as typeof request & { [ADDRESS]?: string | null };
+  if (kept[ADDRESS] !== undefined) return kept[ADDRESS] ?? undefined;
   const address =
     (request.ip === undefined ? undefined : addressOf(request.ip)) ?? request.socket?.remoteAddress;
+  kept[ADDRESS] = address ?? null;
+  return address;
+}
+
+/**
+ * Who a request counts against: its client address (above), IPv4-mapped IPv6 as IPv4 and other
+ * IPv6 as its /64, so no header can mint a budget of its own. Computed once per request (the early
+ * refusal, the throttler's tracker and the policy all ask), then kept on it.
+ */
+export function clientKey(request: AddressedRequest): string {
+  const keyed = request as typeof request & { [KEY]?: string };
+  if (keyed[KEY] !== undefined) return keyed[KEY];
+  const address = clientAddress(request);
   keyed[KEY] = address ? normalizeIp(address) : 'unknown';
   return keyed[KEY];
 }

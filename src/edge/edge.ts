@@ -10,6 +10,7 @@ import {
   setEdgeContext,
 } from './answers';
 import { answerClientError } from './client-error';
+import { clientAddress } from './client-key';
 import {
   capConnectionsPerClient,
   type ConnectionLimits,
@@ -69,7 +70,7 @@ function recordOf(response: ObservedResponse): AnswerRecord {
     // A client that left before the status line was sent got no status at all.
     status: response.headersSent ? response.statusCode : null,
     completed: response.writableFinished,
-    remoteAddress: request.ip ?? request.socket?.remoteAddress,
+    remoteAddress: clientAddress(request),
     requestId: request.id,
     elapsedMs: performance.now() - response[ARRIVED],
   };

@@ -24,6 +24,28 @@ describe('AppLogger', () => {
     ]);
   });
 
+  it('stamps each line with the time of its millisecond', () => {
+    const now = jest.spyOn(Date, 'now');
+    try {
+      const logger = capture('info');
+      for (const at of [
+        Date.UTC(2026, 10, 24, 12),
+        Date.UTC(2026, 10, 24, 12),
+        Date.UTC(2026, 10, 24, 12, 0, 0, 1),
+      ]) {
+        now.mockReturnValue(at);
+        logger.log('a line');
+      }
+    } finally {
+      now.mockRestore();
+    }
+    expect(lines().map((line) => line.time)).toEqual([
+      '2026-11-24T12:00:00.000Z',
+      '2026-11-24T12:00:00.000Z',
+      '2026-11-24T12:00:00.001Z',
+    ]);
+  });
+
   it('takes the calls of a Nest Logger with a context, the way Nest makes them', () => {
     const logger = new Logger('DailyLimit');
     Logger.overrideLogger(capture('debug'));

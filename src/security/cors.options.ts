@@ -1,7 +1,8 @@
 import type { CorsOptions } from '@nestjs/common/interfaces/external/cors-options.interface';
 import { RATE_LIMIT_HEADERS } from '../rate-limit/rate-limit-headers';
 
-const EXPOSED_HEADERS = [...Object.values(RATE_LIMIT_HEADERS), 'X-Request-Id'];
+/** As one string: the cors middleware would otherwise join an array on every request. */
+const EXPOSED_HEADERS = [...Object.values(RATE_LIMIT_HEADERS), 'X-Request-Id'].join(',');
 
 /**
  * A public API meant for browsers: any origin, no credentials. A preflight (`OPTIONS` with an
@@ -10,8 +11,8 @@ const EXPOSED_HEADERS = [...Object.values(RATE_LIMIT_HEADERS), 'X-Request-Id'];
  */
 export const CORS_OPTIONS: CorsOptions = {
   origin: '*',
-  methods: ['GET', 'HEAD', 'POST'],
-  allowedHeaders: ['Content-Type', 'X-Request-Id'],
+  methods: 'GET,HEAD,POST',
+  allowedHeaders: 'Content-Type,X-Request-Id',
   exposedHeaders: EXPOSED_HEADERS,
   maxAge: 86_400,
   optionsSuccessStatus: 204,
@@ -23,5 +24,5 @@ export const CORS_OPTIONS: CorsOptions = {
  */
 export const CORS_ANSWER_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ['Access-Control-Allow-Origin', '*'],
-  ['Access-Control-Expose-Headers', EXPOSED_HEADERS.join(',')],
+  ['Access-Control-Expose-Headers', EXPOSED_HEADERS],
 ];
