@@ -32,9 +32,9 @@ const connectionLimits = (config: ConfigService<Environment, true>): ConnectionL
  * What the HTTP layer needs beyond AppModule, in this order: the JSON logger; which proxies may
  * name the client (TRUST_PROXY); the edge, on the public server and the metrics server alike
  * (connection limits, timeouts, pipelining, refusals as answers, request ids, the request log and
- * metrics, the Host check); then as Express middleware the security headers and CORS, the early refusal
- * of clients over their limit, and the JSON body (its size and type); no X-Powered-By or ETag; the
- * docs. createApp() calls it, for main.ts and the e2e tests alike.
+ * metrics, the Host check); then as Express middleware the early refusal of clients over their
+ * limit, the security headers and CORS, and the JSON body (its size and type); no X-Powered-By or
+ * ETag; the docs. createApp() calls it, for main.ts and the e2e tests alike.
  */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   const config = app.get<ConfigService<Environment, true>>(ConfigService);
@@ -63,10 +63,11 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
     isTrustedProxy: (address) => trusted(address, 0),
   });
   installEdge(app.get(MetricsServer).server, { ...edge, isTrustedProxy: () => false });
+  // First: its 429 gets the CORS and security headers from the edge's writer, like every refusal.
+  app.use(app.get(DailyLimitPolicy).refuseEarly);
   app.use(securityHeaders(DOCS_PATH));
   app.use(`/${DOCS_PATH}`, docsContentSecurityPolicy());
   app.enableCors(CORS_OPTIONS);
-  app.use(app.get(DailyLimitPolicy).refuseEarly);
   app.use(readJsonBody(BODY_LIMIT_BYTES));
   setupSwagger(app, config.get('RATE_LIMIT_PER_DAY', { infer: true }));
   return app;
