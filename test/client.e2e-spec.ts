@@ -26,7 +26,7 @@ const REQUEST: DepreciationRequest = {
   currentMileage: 50000,
 };
 const LIMIT = 50;
-/** The edge server's header and request timeouts: short, so a stalled body gets its 408 soon. */
+/** The header and request timeouts of `slow`: short, so a stalled body gets its 408 soon. */
 const TIMEOUT_MS = 1_500;
 /** The statuses the OpenAPI document lists: their bodies are checked against it after the file. */
 const IN_OPENAPI = [200, 400, 413, 415, 429];
@@ -35,13 +35,16 @@ describe('The TypeScript client against the built server', () => {
   let server: ServerProcess;
   let tiny: ServerProcess;
   let edge: ServerProcess;
+  let slow: ServerProcess;
 
   beforeAll(async () => {
-    [server, tiny, edge] = await Promise.all([
+    [server, tiny, edge, slow] = await Promise.all([
       startServer({ RATE_LIMIT_PER_DAY: String(LIMIT) }),
       startServer({ RATE_LIMIT_PER_DAY: '1' }),
+      // One server each: no connection another test left counts against the cap, and no client
+      // over its daily limit is refused 429 before its body is awaited.
+      startServer({ MAX_CONNECTIONS_PER_CLIENT: '1' }),
       startServer({
-        MAX_CONNECTIONS_PER_CLIENT: '1',
         HEADERS_TIMEOUT_MS: String(TIMEOUT_MS),
         REQUEST_TIMEOUT_MS: String(TIMEOUT_MS),
       }),
@@ -49,7 +52,7 @@ describe('The TypeScript client against the built server', () => {
   }, PROCESS_TEST_TIMEOUT_MS);
 
   afterAll(
-    () => Promise.all([server?.stop(), tiny?.stop(), edge?.stop()]),
+    () => Promise.all([server?.stop(), tiny?.stop(), edge?.stop(), slow?.stop()]),
     PROCESS_TEST_TIMEOUT_MS,
   );
 
@@ -184,7 +187,7 @@ describe('The TypeScript client against the built server', () => {
         }),
       });
     const started = performance.now();
-    const result = await call(edge, REQUEST, { fetch: stalled });
+    const result = await call(slow, REQUEST, { fetch: stalled });
     expect(result).toMatchObject({
       kind: 'error',
       status: 408,
