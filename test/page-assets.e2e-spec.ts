@@ -2,13 +2,14 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { chartJsPath } from '../src/page/page-assets';
+import { chartJsPath, clientPath } from '../src/page/page-assets';
 import { createTestApp, depreciateIn } from './helpers/test-app';
 
 const LIMIT = 100;
 
 const ASSETS = [
   ['calculator.js', 'text/javascript; charset=utf-8'],
+  ['depreciation-client.js', 'text/javascript; charset=utf-8'],
   ['calculator.css', 'text/css; charset=utf-8'],
   ['chart.umd.js', 'text/javascript; charset=utf-8'],
   ['favicon.svg', 'image/svg+xml'],
@@ -57,6 +58,26 @@ describe('The calculator page over HTTP', () => {
     expect(chartJsPath()).toContain(join('node_modules', 'chart.js', 'dist'));
     const response = await request(app.getHttpServer()).get('/assets/chart.umd.js').expect(200);
     expect(response.text).toBe(readFileSync(chartJsPath(), 'utf8'));
+  });
+
+  it("serves the TypeScript client's build, which the page's module script imports", async () => {
+    expect(clientPath()).toBe(join(__dirname, '..', 'clients', 'typescript', 'dist', 'index.js'));
+    const response = await request(app.getHttpServer())
+      .get('/assets/depreciation-client.js')
+      .expect(200)
+      .expect('Cache-Control', 'no-cache');
+    expect(response.text).toBe(readFileSync(clientPath(), 'utf8'));
+    // One self-contained module: the generated types are erased, nothing else to fetch.
+    expect(response.text).toMatch(/^export async function depreciate\(/m);
+    expect(response.text).not.toMatch(/^\s*import\b|\bimport\(|^export .* from /m);
+
+    const { text: html } = await request(app.getHttpServer()).get('/').expect(200);
+    expect(html).toContain('<script type="module" src="/assets/calculator.js"></script>');
+    const { text: script } = await request(app.getHttpServer())
+      .get('/assets/calculator.js')
+      .expect(200);
+    expect(script).toContain("import { depreciate } from './depreciation-client.js';");
+    expect(script).not.toMatch(/\bfetch\(/);
   });
 
   it('answers an unknown asset with the contract 404 body, and serves no folder', async () => {

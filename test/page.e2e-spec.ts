@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, BrowserContext, BrowserContextOptions, chromium } from 'playwright-core';
+import { Browser, BrowserContext, BrowserContextOptions, chromium, Page } from 'playwright-core';
 import { ServerProcess, startServer } from './helpers/server-process';
 import { waitFor } from './helpers/wait';
 import {
@@ -70,7 +70,12 @@ describeWhen(hasChromium || inCi)('The calculator page in Chromium', () => {
    * among them); a 4xx the page asked for is logged by Chromium as "Failed to load resource",
    * which a test expecting one leaves out.
    */
-  async function openPage(on: ServerProcess, options: BrowserContextOptions = {}) {
+  async function openPage(
+    on: ServerProcess,
+    options: BrowserContextOptions = {},
+    /** Runs before the page loads (routes to set up). */
+    prepare?: (page: Page) => Promise<void>,
+  ) {
     const context = await browser.newContext({
       viewport: { width: 1280, height: 900 },
       locale: 'en-US',
@@ -79,6 +84,7 @@ describeWhen(hasChromium || inCi)('The calculator page in Chromium', () => {
     });
     contexts.push(context);
     const page = await context.newPage();
+    await prepare?.(page);
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
     page.on('console', (message) => {
@@ -148,6 +154,46 @@ describeWhen(hasChromium || inCi)('The calculator page in Chromium', () => {
 
     await page.screenshot({ path: join(ARTIFACTS, 'calculator-desktop.png'), fullPage: true });
     expect(problems).toEqual([]);
+  });
+
+  it("calls the API through the TypeScript client's module, and says when it cannot reach it", async () => {
+    // The client's module as served, wrapped by one that notes each call of depreciate() and its
+    // result: the page imports the wrapper in its place, and the wrapper the module itself.
+    const wrapper = [
+      "import * as client from '/assets/depreciation-client.js?unwrapped';",
+      "export * from '/assets/depreciation-client.js?unwrapped';",
+      'export async function depreciate(request, options) {',
+      '  const result = await client.depreciate(request, options);',
+      '  (globalThis.clientCalls ??= []).push({ request, kind: result.kind, status: result.status,',
+      '    remaining: result.rateLimit?.remaining });',
+      '  return result;',
+      '}',
+    ].join('\n');
+    const { page, problems } = await openPage(server, {}, (loading) =>
+      loading.route(
+        (url) => url.pathname === '/assets/depreciation-client.js' && url.search === '',
+        (route) => route.fulfill({ contentType: 'text/javascript', body: wrapper }),
+      ),
+    );
+    const clientCalls = () =>
+      page.evaluate(() => (globalThis as unknown as { clientCalls?: unknown[] }).clientCalls);
+
+    const response = await calculate(page, suv);
+    expect(response.status()).toBe(200);
+    const remaining = Number(response.headers()['x-ratelimit-remaining']);
+    expect(await clientCalls()).toEqual([{ request: suv, kind: 'ok', status: 200, remaining }]);
+    await expect(page.locator('#remaining').textContent()).resolves.toBe(String(remaining));
+
+    // No answer at all: the client resolves to a network failure, which the page says plainly.
+    await page.route('**/api/depreciate', (route) => route.abort('connectionrefused'));
+    await page.getByRole('button', { name: 'Calculate' }).click();
+    await page.locator('#problem:not([hidden])').waitFor();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain(
+      'The service could not be reached.',
+    );
+    expect((await clientCalls())?.[1]).toEqual({ request: suv, kind: 'network', status: 0 });
+    await expect(page.locator('#output').isHidden()).resolves.toBe(true);
+    expect(problems.filter((text) => !text.startsWith('Failed to load resource'))).toEqual([]);
   });
 
   it('says what is wrong with a field as the user types, and sends nothing until it is right', async () => {

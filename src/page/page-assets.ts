@@ -33,6 +33,14 @@ export function chartJsPath(): string {
   return join(dirname(require.resolve('chart.js')), 'chart.umd.js');
 }
 
+/**
+ * The TypeScript client's browser build (clients/typescript, built by `npm run build`): the
+ * workspace package's entry point, one ES module with no imports, which calculator.js imports.
+ */
+export function clientPath(): string {
+  return require.resolve('@vehicle-depreciation/client');
+}
+
 const asset = (path: string, contentType: string, cacheControl = OWN): PageAsset => ({
   body: readFileSync(path),
   contentType,
@@ -52,6 +60,7 @@ export function loadPageAssets(root: string = packageRoot()): {
     page: asset(file('index.html'), 'text/html; charset=utf-8'),
     assets: new Map([
       ['calculator.js', asset(file('calculator.js'), 'text/javascript; charset=utf-8')],
+      ['depreciation-client.js', asset(clientPath(), 'text/javascript; charset=utf-8')],
       ['calculator.css', asset(file('calculator.css'), 'text/css; charset=utf-8')],
       ['favicon.svg', asset(file('favicon.svg'), 'image/svg+xml')],
       ['chart.umd.js', asset(chartJsPath(), 'text/javascript; charset=utf-8', LIBRARY)],
