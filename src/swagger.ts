@@ -1,7 +1,12 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ErrorResponseDto } from './common/error-response.dto';
-import { rateLimitMessage } from './edge/error-messages';
+import { STATUS_CODES } from 'node:http';
+import {
+  INTERNAL_ERROR_MESSAGE,
+  OVER_CONNECTION_CAP_MESSAGE,
+  rateLimitMessage,
+} from './edge/error-messages';
 import {
   rateLimitHeaderDocs,
   useLimitInHeaderExamples,
@@ -31,11 +36,12 @@ function refuseUnknownFields(document: OpenAPIObject): void {
 }
 
 /**
- * The OpenAPI document of `app` with its daily `limit`. The errors every route can answer (429
- * past the daily limit, 500) are global responses, so a module a team adds is documented with them
- * without touching this file; a new tag (`@ApiTags`) is declared here with its description, or the
- * OpenAPI lint (redocly.yaml, `operation-tag-defined`) fails. The one server is `/`, the host that
- * serves the document: what a client assumes when none is given, said out loud (`no-empty-servers`).
+ * The OpenAPI document of `app` with its daily `limit`. The errors every route can answer (408 and
+ * 431 from Node's parser, 429 past the daily limit, 500, 503 over the connection cap) are global
+ * responses, so a module a team adds is documented with them without touching this file; a new
+ * tag (`@ApiTags`) is declared here with its description, or the OpenAPI lint (redocly.yaml,
+ * `operation-tag-defined`) fails. The one server is `/`, the host that serves the document: what a
+ * client assumes when none is given, said out loud (`no-empty-servers`).
  */
 export function buildOpenApiDocument(app: INestApplication, limit: number): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -49,6 +55,14 @@ export function buildOpenApiDocument(app: INestApplication, limit: number): Open
     .addTag('depreciation', 'What a vehicle is worth now and how its value fell year by year.')
     .addGlobalResponse(
       {
+        status: 408,
+        description:
+          'The headers or the body did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS). ' +
+          'Not counted; the connection is closed.',
+        type: ErrorResponseDto,
+        example: { statusCode: 408, message: STATUS_CODES[408] },
+      },
+      {
         status: 429,
         description: 'Daily limit of the caller exceeded (until 00:00 UTC).',
         type: ErrorResponseDto,
@@ -56,10 +70,30 @@ export function buildOpenApiDocument(app: INestApplication, limit: number): Open
         example: { statusCode: 429, message: rateLimitMessage(limit) },
       },
       {
+        status: 431,
+        description: 'Request headers over 16 KiB. Not counted; the connection is closed.',
+        type: ErrorResponseDto,
+        example: { statusCode: 431, message: STATUS_CODES[431] },
+      },
+      {
         status: 500,
         description: 'Unexpected failure (the detail is logged, never sent).',
         type: ErrorResponseDto,
-        example: { statusCode: 500, message: 'Internal server error' },
+        example: { statusCode: 500, message: INTERNAL_ERROR_MESSAGE },
+      },
+      {
+        status: 503,
+        description:
+          'More connections from this client than MAX_CONNECTIONS_PER_CLIENT. Not counted; retry ' +
+          'after Retry-After seconds.',
+        type: ErrorResponseDto,
+        headers: {
+          'Retry-After': {
+            description: 'Seconds to wait before retrying.',
+            schema: { type: 'integer', example: 1 },
+          },
+        },
+        example: { statusCode: 503, message: OVER_CONNECTION_CAP_MESSAGE },
       },
     )
     .build();

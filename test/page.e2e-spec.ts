@@ -169,12 +169,12 @@ describeWhen(hasChromium || inCi)('The calculator page in Chromium', () => {
       '  return result;',
       '}',
     ].join('\n');
-    const { page, problems } = await openPage(server, {}, (loading) =>
-      loading.route(
+    const { page, problems } = await openPage(server, {}, async (loading) => {
+      await loading.route(
         (url) => url.pathname === '/assets/depreciation-client.js' && url.search === '',
         (route) => route.fulfill({ contentType: 'text/javascript', body: wrapper }),
-      ),
-    );
+      );
+    });
     const clientCalls = () =>
       page.evaluate(() => (globalThis as unknown as { clientCalls?: unknown[] }).clientCalls);
 

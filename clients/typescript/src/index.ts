@@ -7,6 +7,7 @@
  * module with no runtime dependency but `fetch` (the calculator page serves it as it is).
  */
 import type {
+  DepreciationControllerCalculateErrors,
   DepreciationRequest,
   DepreciationResponse,
   ErrorResponse,
@@ -31,8 +32,18 @@ export const DEPRECIATE_PATH = '/api/depreciate';
  * over 8 KiB, 415 not JSON, 429 the daily limit used up, 431 headers over 16 KiB, 500 an unexpected
  * failure, 503 too many connections from this client (with `Retry-After: 1`).
  */
-export const ERROR_STATUSES = [400, 408, 413, 415, 429, 431, 500, 503] as const;
+export const ERROR_STATUSES = [
+  400, 408, 413, 415, 429, 431, 500, 503,
+] as const satisfies ReadonlyArray<keyof DepreciationControllerCalculateErrors>;
 export type ErrorStatus = (typeof ERROR_STATUSES)[number];
+/** The list above is the document's, whole: a status documented but missing here fails to compile. */
+const EVERY_DOCUMENTED_ERROR: Exclude<
+  keyof DepreciationControllerCalculateErrors,
+  ErrorStatus
+> extends never
+  ? true
+  : never = true;
+void EVERY_DOCUMENTED_ERROR;
 
 /** The daily limit as a counted answer states it (docs/contract.md, "Rate-limit headers"). */
 export interface RateLimit {
