@@ -18,8 +18,8 @@ export const CAN_PIN =
 export const pinned = (cpu: string, command: string[]): string[] =>
   CAN_PIN ? ['taskset', '-c', cpu, ...command] : command;
 
-/** A port that was free a moment ago on 127.0.0.1 (the tests' helper). */
-export { freePort } from '../test/helpers/ports';
+/** A port that was free a moment ago on 127.0.0.1 (the shared runner's). */
+export { freePort } from '../src/testing/processes';
 
 /** The resident set of a process, in bytes (VmRSS of /proc/<pid>/status), or NaN. */
 export function rssBytes(pid: number): number {
