@@ -1,45 +1,63 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { BENCH_JS } from './project';
-import { LOAD_CPU, pinned } from './processes';
+import autocannon from 'autocannon';
+import { benchJs, LOAD_CPU, pinned } from './common';
 
-/** One load run: autocannon POSTing `body` to `url` (see load-worker.ts). */
-export interface LoadOptions {
-  url: string;
-  body: string;
-  connections: number;
-  seconds: number;
+/**
+ * The load generator: this file as a process pinned to the load core runs autocannon for each
+ * LoadOptions sent over IPC; latency of every answer in 10 µs buckets (autocannon's: whole ms).
+ */
+export type LoadOptions = { url: string; body: string; connections: number; seconds: number };
+export type LoadSummary = Awaited<ReturnType<typeof load>> & { serverCpu?: number };
+const PER_MS = 100;
+const MAX_BUCKET = 10_000 * PER_MS; // 10 s
+
+function percentile(latencies: Uint32Array, count: number, fraction: number): number {
+  for (let bucket = 0, seen = 0; bucket <= MAX_BUCKET; bucket++) {
+    seen += latencies[bucket];
+    if (seen >= Math.ceil(count * fraction)) return (bucket + 0.5) / PER_MS;
+  }
+  return NaN;
 }
 
-/** What a load run measured, every status it saw included. */
-export interface LoadSummary {
-  requestsPerSecond: number;
-  total: number;
-  seconds: number;
-  /** Latency percentiles over every answer, in milliseconds (10 µs buckets). */
-  p50Ms: number;
-  p99Ms: number;
-  /** Answers per HTTP status, e.g. { "200": 123456 }. */
-  statuses: Record<string, number>;
-  errors: number;
-  timeouts: number;
-  resets: number;
-  /** The server process's CPU time over the run's wall time (1 = one whole core), when known. */
-  serverCpu?: number;
+async function load({ seconds, ...options }: LoadOptions) {
+  const latencies = new Uint32Array(MAX_BUCKET + 1);
+  const headers = { 'content-type': 'application/json' };
+  const settings = { ...options, method: 'POST' as const, headers, duration: seconds };
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const run = autocannon(settings, (e, done) => (e ? reject(e as Error) : resolve(done)));
+    run.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => {
+      latencies[Math.min(MAX_BUCKET, Math.floor(ms * PER_MS))]++;
+    });
+  });
+  const statuses = Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count ?? 0]),
+  );
+  const total = Object.values(statuses).reduce((sum, count) => sum + count, 0);
+  const [p50Ms, p99Ms] = [0.5, 0.99].map((f) => percentile(latencies, total, f));
+  const { errors, timeouts, duration } = result;
+  const requestsPerSecond = total / duration;
+  return { requestsPerSecond, total, seconds: duration, p50Ms, p99Ms, statuses, errors, timeouts };
+}
+
+if (require.main === module) {
+  process.on('message', (options: LoadOptions) => {
+    const reply = (message: object) => process.send?.(message);
+    load(options).then(
+      (summary) => reply({ summary }),
+      (error: Error) => reply({ error: `${error}` }),
+    );
+  });
+  process.on('disconnect', () => process.exit(0));
 }
 
 let worker: ChildProcess | undefined;
-
-/** The load generator's process, started on first use and pinned to the load core. */
-function loadWorker(): ChildProcess {
-  if (worker?.connected) return worker;
-  const command = pinned(LOAD_CPU, [process.execPath, BENCH_JS('load-worker')]);
-  worker = spawn(command[0], command.slice(1), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return worker;
-}
-
-/** Runs autocannon in the load generator's process and resolves with its summary. */
+/** Runs one load in the load generator's process (started on first use). */
 export function runLoad(options: LoadOptions): Promise<LoadSummary> {
-  const child = loadWorker();
+  if (!worker?.connected) {
+    const [command, ...args] = pinned(LOAD_CPU, [process.execPath, benchJs('load')]);
+    worker = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  }
+  const child = worker;
   return new Promise((resolve, reject) => {
     const onExit = (code: number | null) => reject(new Error(`load generator exited (${code})`));
     child.once('exit', onExit);
@@ -51,23 +69,15 @@ export function runLoad(options: LoadOptions): Promise<LoadSummary> {
     child.send(options);
   });
 }
+export const stopLoad = () => worker?.connected && worker.disconnect();
 
-/** Lets the load generator's process end. */
-export function stopLoad(): void {
-  if (worker?.connected) worker.disconnect();
-}
-
-/**
- * Why a run cannot be trusted, or undefined: an answer with another status than `expected`, or a
- * connection error or timeout. A broken target must not look fast.
- */
+/** Why a run cannot be trusted (another status, errors, timeouts, no answer), or undefined. */
 export function unexpectedAnswers(summary: LoadSummary, expected: number): string | undefined {
-  const others = Object.entries(summary.statuses).filter(([status]) => Number(status) !== expected);
-  const problems = [
-    ...others.map(([status, count]) => `${count} × ${status}`),
-    ...(summary.errors ? [`${summary.errors} errors`] : []),
-    ...(summary.timeouts ? [`${summary.timeouts} timeouts`] : []),
-  ];
+  const problems = Object.entries(summary.statuses)
+    .filter(([status]) => Number(status) !== expected)
+    .map(([status, count]) => `${count} × ${status}`);
+  if (summary.errors) problems.push(`${summary.errors} errors`);
+  if (summary.timeouts) problems.push(`${summary.timeouts} timeouts`);
   if (summary.total === 0) problems.push('no answer at all');
   return problems.length ? `expected only ${expected}, got ${problems.join(', ')}` : undefined;
 }

@@ -1,144 +1,178 @@
+import { RunningProcess } from '../src/testing/processes';
+import * as c from './common';
 import { LoadSummary, runLoad, stopLoad, unexpectedAnswers } from './load';
-import { measureStoreMemory } from './memory';
-import { checkRows, redisShortfall } from './checks';
-import { envNumber, README_BODY } from './project';
-import { CAN_PIN, cpuSeconds, LOAD_CPU, rssBytes, Running, SERVER_CPU } from './processes';
-import { stopAllOnExit } from './processes';
-import { HAS_REDIS, startRedis } from './redis';
-import { loadAverage, machine, RowResult } from './report';
-import { writeResults } from './results-file';
-import { soak, SoakResult } from './soak';
-import { defineRows, defineTargets, Row, startTarget, Target, urlOf } from './targets';
+import type { StoreMemory } from './memory';
+import { loadAverage, machine, mib, writeResults } from './report';
 
-/** `npm run bench`: the table and its goals (bench/README.md), printed and written to bench/RESULTS.md. */
-const SETTINGS = {
-  seconds: envNumber('BENCH_DURATION', 10),
-  rounds: envNumber('BENCH_ROUNDS', 3),
-  warmup: envNumber('BENCH_WARMUP', 2),
-  connections: envNumber('BENCH_CONNECTIONS', 50),
-  soakSeconds: envNumber('BENCH_SOAK_SECONDS', 180),
+/** `npm run bench` (bench/README.md): the rows in alternating rounds, the soak, the store's memory. */
+const settings = {
+  seconds: c.envNumber('BENCH_DURATION', 10),
+  rounds: c.envNumber('BENCH_ROUNDS', 3),
+  warmup: c.envNumber('BENCH_WARMUP', 2),
+  connections: c.envNumber('BENCH_CONNECTIONS', 50),
+  soakSeconds: c.envNumber('BENCH_SOAK_SECONDS', 180),
+  loadAtStart: loadAverage(),
+  took: NaN,
 };
-
+export type Settings = typeof settings;
+/** A server under test: `limit` is its RATE_LIMIT_PER_DAY. */
+interface Target {
+  name: string;
+  command: string[];
+  env: object;
+  limit: number;
+  server?: c.Server;
+}
+/** A line of the table: a target under one workload; `problem`: why it has no figures. */
+export interface Row {
+  label: string;
+  target: Target;
+  status: number;
+  workload: 'readme' | 'largest';
+  problem?: string;
+  rounds: LoadSummary[];
+  rss: number;
+}
 const started = Date.now();
 const log = (line: string) =>
   console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`);
+const NO_LIMIT = 1e9; // never reached: the service counts every request and refuses none
+let redis: c.Server | undefined;
 
-const load = (row: Row, seconds: number): Promise<LoadSummary> =>
-  runLoad({
-    url: urlOf(row.target),
-    body: JSON.stringify(row.body),
-    connections: SETTINGS.connections,
-    seconds,
-  });
+const urlOf = (t: Target) => `http://127.0.0.1:${t.server?.port ?? 0}${c.ROUTE}`;
+const bodyOf = (row: Pick<Row, 'workload'>) =>
+  row.workload === 'largest' ? c.LARGEST_BODY : c.README_BODY;
+const load = (row: Pick<Row, 'target' | 'workload'>, seconds: number) => {
+  const [url, body] = [urlOf(row.target), JSON.stringify(bodyOf(row))];
+  return runLoad({ url, body, connections: settings.connections, seconds });
+};
 
-async function startTargets(targets: Target[]): Promise<void> {
-  for (const target of targets) {
-    try {
-      await startTarget(target);
-      log(`started ${target.name} (pid ${target.running?.pid}, port ${target.running?.port})`);
-    } catch (error) {
-      log(`${target.name} did not start: ${(error as Error).message}`);
-    }
-  }
+const start = (t: Target) =>
+  c.startServer(t.name, t.command, t.env).then(
+    (s) => log(`started ${t.name} (pid ${(t.server = s).process.pid}, port ${s.port})`),
+    (error: Error) => log(`${t.name} did not start: ${error.message}`),
+  );
+
+/** Runs `requests` (resolving with the answers' count); for the Redis row, says if Redis ran fewer
+ * commands than that: the service fell back to counting in memory. */
+async function redisShortfall(row: Row, requests: () => Promise<number>) {
+  if (!redis || row.target.name !== 'service-redis') return void (await requests());
+  const before = await c.redisCommands(redis.port);
+  const answered = await requests();
+  const commands = (await c.redisCommands(redis.port)) - before - 1; // less our own INFO
+  const share = ((Math.max(commands, 0) / answered) * 100).toFixed(0);
+  if (commands < answered) return `only ${share} % of its requests reached Redis (in memory?)`;
 }
 
-/** One measured round of one row; a wrong answer or a fall-back from Redis spoils the row. */
-async function measure(row: Row, redis: Running | undefined): Promise<LoadSummary> {
+/** Why one request's answer is wrong, if it is (checked per row before any load). */
+const check = async (row: Row, status = row.status, limit = row.target.limit) =>
+  row.target.server
+    ? c.checkAnswer(urlOf(row.target), bodyOf(row), status, limit)
+    : 'the process did not start';
+
+/** One measured round, with the server's CPU; a wrong answer or a fall-back from Redis spoils it. */
+async function measure(row: Row): Promise<LoadSummary> {
+  const pid = row.target.server?.process.pid ?? -1;
   let summary!: LoadSummary;
-  const pid = row.target.running?.pid ?? -1;
-  const run = async () => {
-    const cpuBefore = cpuSeconds(pid);
-    summary = await load(row, SETTINGS.seconds);
-    summary.serverCpu = (cpuSeconds(pid) - cpuBefore) / summary.seconds;
+  const shortfall = await redisShortfall(row, async () => {
+    const cpu = c.cpuSeconds(pid);
+    summary = await load(row, settings.seconds);
+    summary.serverCpu = (c.cpuSeconds(pid) - cpu) / summary.seconds;
     return summary.total;
-  };
-  const isRedis = redis && row.target.name === 'service-redis';
-  const shortfall = isRedis ? await redisShortfall(redis, run) : void (await run());
+  });
   row.problem ??= unexpectedAnswers(summary, row.status) ?? shortfall;
+  row.rounds.push(summary);
   return summary;
 }
 
-async function warmUp(row: Row): Promise<void> {
-  row.problem ??= unexpectedAnswers(await load(row, SETTINGS.warmup), row.status);
+const warmUp = async (row: Row) =>
+  (row.problem ??= unexpectedAnswers(await load(row, settings.warmup), row.status));
+
+/** Bytes per client of the in-memory store: memory.ts, a fresh process per figure. */
+async function storeMemory(): Promise<StoreMemory[]> {
+  const figures: StoreMemory[] = [];
+  for (const args of ['ipv4 1e5', 'ipv4 1e6', 'ipv6 1e5', 'ipv6 1e6'].map((a) => a.split(' '))) {
+    const command = ['--expose-gc', c.benchJs('memory'), 'store', ...args];
+    const child = RunningProcess.start(process.execPath, command, { name: 'memory.js' });
+    if ((await child.exited).code !== 0) throw new Error(`memory.js: ${child.output}`);
+    figures.push(JSON.parse(child.stdout) as StoreMemory);
+  }
+  return figures;
 }
 
-async function rounds(rows: Row[], redis: Running | undefined): Promise<Map<Row, LoadSummary[]>> {
-  const measured = new Map<Row, LoadSummary[]>(rows.map((row) => [row, []]));
-  for (let round = 1; round <= SETTINGS.rounds; round++) {
-    for (const row of rows.filter((r) => !r.problem)) {
-      if (row.target.restartEachRound && round > 1) {
-        await row.target.running?.stop();
-        await startTarget(row.target);
-        await warmUp(row);
+c.runMain(async () => {
+  log(`${machine()}; load average ${settings.loadAtStart}`);
+  log(c.CAN_PIN ? `servers on core ${c.SERVER_CPU}, load on core ${c.LOAD_CPU}` : 'unpinned');
+  redis = await c.startRedis();
+  if (!redis) log('redis-server not found: no Redis row (apt-get install redis-server)');
+  const target = (name: string, args: string[], env = {}, limit = NO_LIMIT): Target => {
+    const command = [process.execPath, ...args];
+    return { name, command, env: { ...c.SERVER_ENV, ...env }, limit };
+  };
+  const service = (name: string, limit: number, env = {}) =>
+    target(name, [c.MAIN_JS], { RATE_LIMIT_PER_DAY: `${limit}`, ...env }, limit);
+  const peer = target('peer', [c.benchJs('peer')]);
+  const bare = target('peer-bare', [c.benchJs('peer')], { PEER_THROTTLER: 'off' });
+  const express = target('express-ceiling', [c.benchJs('ceilings'), 'express']);
+  const http = target('http-ceiling', [c.benchJs('ceilings'), 'http']);
+  const inMemory = service('service', NO_LIMIT);
+  const env = { RATE_LIMIT_STORE: 'redis', REDIS_URL: `redis://127.0.0.1:${redis?.port}` };
+  const viaRedis = redis && service('service-redis', NO_LIMIT, env);
+  const rows: Row[] = [];
+  const row = (label: string, t?: Target, status = 200, workload: Row['workload'] = 'readme') =>
+    t && rows.push({ label, target: t, status, workload, rounds: [], rss: NaN });
+  row('service (in-memory store)', inMemory);
+  row('service (Redis store)', viaRedis);
+  row('peer: Nest + ValidationPipe + stock throttler', peer);
+  if (process.env.BENCH_PEER_BARE !== '0')
+    row('peer without its throttler (Nest + ValidationPipe)', bare);
+  row('Express 5 ceiling', express);
+  row('node:http ceiling', http);
+  row('service, 429 path (over its limit)', service('service-429', 1), 429);
+  row('service, largest answer', inMemory, 200, 'largest');
+  row('Express 5 ceiling, largest answer', express, 200, 'largest');
+  row('node:http ceiling, largest answer', http, 200, 'largest');
+  const targets = [...new Set(rows.map((r) => r.target))];
+  for (const t of targets) await start(t);
+  // The 429 row's one allowed request is spent first.
+  for (const r of rows)
+    r.problem = (r.status === 429 && (await check(r, 200, 1))) || (await check(r));
+  rows.filter((r) => r.problem).forEach((r) => log(`${r.label}: left out, ${r.problem}`));
+  const { warmup, rounds, seconds, connections, soakSeconds } = settings;
+  log(`${warmup} s warm-up a row, ${rounds} rounds × ${seconds} s, ${connections} connections`);
+  for (const r of rows.filter((x) => !x.problem)) await warmUp(r);
+  for (let round = 1; round <= rounds; round++) {
+    for (const r of rows.filter((x) => !x.problem)) {
+      // The stock throttler's cost grows with a client's hits: a fresh peer each round.
+      if (r.target === peer && round > 1) {
+        await r.target.server?.process.stop(5_000);
+        await start(r.target);
+        await warmUp(r);
       }
-      const s = await measure(row, redis);
-      measured.get(row)?.push(s);
+      const s = await measure(r);
       const figures = `${Math.round(s.requestsPerSecond)} req/s, p99 ${s.p99Ms.toFixed(1)} ms`;
       const cpu = `server CPU ${((s.serverCpu ?? NaN) * 100).toFixed(0)} %`;
-      log(
-        `round ${round}/${SETTINGS.rounds} ${row.label}: ${figures}, ${cpu} ${row.problem ?? ''}`,
-      );
+      log(`round ${round}/${rounds} ${r.label}: ${figures}, ${cpu} ${r.problem ?? ''}`);
     }
   }
-  return measured;
-}
-
-/** The soak on the warm in-memory service, with the store's memory measured meanwhile. */
-async function soakAndStoreMemory(service: Target) {
+  rows.forEach((r) => (r.rss = c.rssBytes(r.target.server?.process.pid ?? -1)));
   log('in-memory store: bytes per client at 100k and 1M clients, IPv4 and IPv6 keys');
-  const store = measureStoreMemory();
-  let soaked: SoakResult | undefined;
-  if (SETTINGS.soakSeconds && service.running) {
-    log(`soak: ${SETTINGS.soakSeconds} s at full load on the service, RSS every 10 s`);
-    const row: Row = {
-      label: 'soak',
-      target: service,
-      workload: 'readme',
-      body: README_BODY,
-      status: 200,
-    };
-    soaked = await soak(service.running.pid, load(row, SETTINGS.soakSeconds));
-    log(`soak RSS (MiB): ${soaked.points} ${soaked.problem ?? ''}`);
+  const store = storeMemory();
+  let soaked; // full load on the in-memory service, its RSS sampled every 10 s from the start
+  if (soakSeconds && inMemory.server) {
+    log(`soak: ${soakSeconds} s at full load on the service, RSS every 10 s`);
+    const pid = inMemory.server.process.pid;
+    const samples = [c.rssBytes(pid)];
+    const timer = setInterval(() => samples.push(c.rssBytes(pid)), 10e3);
+    const summary = await load({ target: inMemory, workload: 'readme' }, soakSeconds);
+    clearInterval(timer);
+    soaked = { samples, problem: unexpectedAnswers(summary, 200) };
+    log(`soak RSS (MiB): ${samples.map(mib).join(', ')} ${soaked.problem ?? ''}`);
   }
   const memory = await store;
-  memory.forEach((s) => log(`  ${s.kind} ${s.clients}: ${s.bytesPerClient.toFixed(1)} B/client`));
-  return { store: memory, soaked };
-}
-
-async function main(): Promise<void> {
-  stopAllOnExit();
-  const loadAtStart = loadAverage();
-  log(`${machine()}; load average ${loadAtStart}`);
-  log(CAN_PIN ? `servers on core ${SERVER_CPU}, load on core ${LOAD_CPU}` : 'no taskset: unpinned');
-  const redis = HAS_REDIS ? await startRedis() : undefined;
-  if (!redis) log('redis-server not found: no Redis row (apt-get install redis-server)');
-  const targets = defineTargets(redis && `redis://127.0.0.1:${redis.port}`);
-  const rows = defineRows(targets);
-  await startTargets(Object.values(targets).filter((t): t is Target => t !== undefined));
-  await checkRows(rows, redis);
-  rows.filter((r) => r.problem).forEach((r) => log(`${r.label}: left out, ${r.problem}`));
-  const { warmup, rounds: n, seconds, connections } = SETTINGS;
-  log(`warm-up ${warmup} s per row, then ${n} rounds × ${seconds} s at ${connections} connections`);
-  const active = rows.filter((r) => !r.problem).length;
-  const estimate = active * (warmup + n * seconds) + (n - 1) * (warmup + 2) + SETTINGS.soakSeconds;
-  log(`about ${Math.round(estimate / 60)} min to go (${active} rows, soak included)`);
-  for (const row of rows.filter((r) => !r.problem)) await warmUp(row);
-  const measured = await rounds(rows, redis);
-  const results: RowResult[] = rows.map((row) => ({
-    row,
-    rounds: measured.get(row) ?? [],
-    rss: row.target.running ? rssBytes(row.target.running.pid) : Number.NaN,
-  }));
-  const { store, soaked } = await soakAndStoreMemory(targets.service);
+  memory.forEach((m) => log(`  ${m.kind} ${m.clients}: ${m.bytesPerClient.toFixed(1)} B/client`));
   stopLoad();
-  for (const target of Object.values(targets)) await target?.running?.stop();
-  await redis?.stop();
-  const took = (Date.now() - started) / 1000;
-  const report = { settings: SETTINGS, results, store, soak: soaked, loadAtStart, seconds: took };
-  log(`written to ${writeResults(report)}`);
-}
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
+  for (const server of [...targets.map((t) => t.server), redis]) await server?.process.stop(5_000);
+  settings.took = (Date.now() - started) / 1000;
+  log(`written to ${writeResults(settings, rows, memory, soaked)}`);
 });

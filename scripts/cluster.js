@@ -10,41 +10,25 @@
 //   RATE_LIMIT_PER_DAY, LOG_LEVEL  passed to the instances
 'use strict';
 
-const { spawn } = require('node:child_process');
 const { get } = require('node:http');
 const { mkdtempSync, rmSync, writeFileSync, existsSync } = require('node:fs');
-const { createServer, connect } = require('node:net');
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
 
 const MAIN = resolve(__dirname, '../dist/main.js');
+// The project's process runner (src/testing/processes.ts), built by `npm run cluster` first.
+const RUNNER = resolve(__dirname, '../dist/testing/processes.js');
+if (!existsSync(MAIN) || !existsSync(RUNNER)) {
+  console.error(`${MAIN} is missing: run npm run build (npm run cluster does)`);
+  process.exit(1);
+}
+const { freePort, RunningProcess } = require(RUNNER);
 const HOST = '127.0.0.1';
 // The instances are reachable directly on loopback too, so they trust nginx's address, not a hop
 // count: with TRUST_PROXY=1 any local client could name itself in X-Forwarded-For.
 const PROXY_ADDRESS = '127.0.0.2';
 const children = [];
 let stopping = false;
-
-function freePort() {
-  return new Promise((done, fail) => {
-    const server = createServer().once('error', fail);
-    server.listen(0, HOST, () => {
-      const { port } = server.address();
-      server.close(() => done(port));
-    });
-  });
-}
-
-function accepts(port) {
-  return new Promise((done) => {
-    const socket = connect({ host: HOST, port });
-    socket.once('connect', () => {
-      socket.end();
-      done(true);
-    });
-    socket.once('error', () => done(false));
-  });
-}
 
 /**
  * Answers whether the instance on `port` counts in Redis: GET /health says `ok` (readiness alone
@@ -60,37 +44,17 @@ function ready(port) {
   });
 }
 
-async function waitUntil(name, what, child, check) {
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited (code ${child.exitCode})`);
-    if (await check()) return;
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  throw new Error(`${name} was not ${what} within 10 s`);
-}
-
-const waitForPort = (name, port, child) =>
-  waitUntil(name, `listening on ${HOST}:${port}`, child, () => accepts(port));
-
 /** Starts a program whose output goes to this terminal, prefixed with its name. */
 function start(name, command, args, env) {
   // Own process group: Ctrl-C reaches only this script, which then stops everything in order.
-  const child = spawn(command, args, {
+  const child = RunningProcess.start(command, args, {
+    name,
     env: { ...process.env, ...env },
-    stdio: 'pipe',
+    stdout: 'echo',
+    stderr: 'echo',
     detached: true,
   });
-  const prefix = (chunk) =>
-    chunk
-      .toString()
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map((line) => `[${name}] ${line}\n`)
-      .join('');
-  child.stdout.on('data', (chunk) => process.stdout.write(prefix(chunk)));
-  child.stderr.on('data', (chunk) => process.stderr.write(prefix(chunk)));
-  child.on('error', (error) => stop(`${name}: ${error.message}`));
-  child.on('exit', (code, signal) => stop(`${name} exited (${signal ?? `code ${code}`})`));
+  child.exited.then(({ code, signal }) => stop(`${name} exited (${signal ?? `code ${code}`})`));
   children.push(child);
   return child;
 }
@@ -135,30 +99,14 @@ function stop(reason) {
   if (stopping) return;
   stopping = true;
   if (reason) console.error(`cluster: stopping: ${reason}`);
-  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-  const exit = () => {
+  // SIGTERM to each, SIGKILL to any still running 5 s later.
+  void Promise.all(children.map((child) => child.stop(5_000))).then(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
     process.exit(reason ? 1 : 0);
-  };
-  const timer = setTimeout(() => {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-    exit();
-  }, 5_000);
-  Promise.all(
-    children.map((child) =>
-      child.exitCode !== null || child.signalCode !== null
-        ? null
-        : new Promise((done) => child.once('exit', done)),
-    ),
-  ).then(() => {
-    clearTimeout(timer);
-    exit();
   });
 }
 
 async function main() {
-  if (!existsSync(MAIN))
-    throw new Error(`${MAIN} is missing: run npm run build (npm run cluster does)`);
   const count = Number(process.env.CLUSTER_INSTANCES ?? 2);
   if (!Number.isInteger(count) || count < 1) throw new Error('CLUSTER_INSTANCES must be 1 or more');
   const requested = Number(process.env.CLUSTER_PORT ?? 8080);
@@ -177,7 +125,7 @@ async function main() {
     'no',
   ];
   const redis = start('redis', 'redis-server', [...redisArgs, '--dir', dir]);
-  await waitForPort('redis-server', redisPort, redis);
+  await redis.untilListening(redisPort, HOST, 10_000);
 
   const ports = await Promise.all(Array.from({ length: count }, freePort));
   await Promise.all(
@@ -192,14 +140,18 @@ async function main() {
         TRUST_PROXY: PROXY_ADDRESS,
       });
       // Traffic only once the instance counts in Redis.
-      return waitUntil(`instance-${index + 1}`, 'ready', instance, () => ready(instancePort));
+      return instance.until(
+        `${instance.name} to count in Redis`,
+        () => ready(instancePort),
+        10_000,
+      );
     }),
   );
 
   writeFileSync(join(dir, 'nginx.conf'), nginxConfig(dir, port, ports));
   const nginxArgs = ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', 'stderr', '-g', 'daemon off;'];
   const nginx = start('nginx', 'nginx', nginxArgs);
-  await waitForPort('nginx', port, nginx);
+  await nginx.untilListening(port, HOST, 10_000);
 
   const instances = ports.map((instancePort) => `${HOST}:${instancePort}`).join(', ');
   console.log(
@@ -207,10 +159,11 @@ async function main() {
   );
 }
 
+// Should this script die abruptly, the runner takes the detached children with it (SIGKILL).
 process.on('SIGINT', () => stop());
 process.on('SIGTERM', () => stop());
-// Should this script die abruptly, take the detached children with it.
-process.on('exit', () =>
-  children.forEach((child) => child.exitCode === null && child.kill('SIGKILL')),
-);
-main().catch((error) => stop(error.message));
+// A program that did not come up is stopped by the runner, whose exit stops the rest: say why.
+main().catch((error) => {
+  console.error(`cluster: ${error.message.trim()}`);
+  stop('start-up failed');
+});

@@ -1,5 +1,5 @@
 import { MemoryDailyLimitStorage } from '../src/rate-limit/memory-daily-limit.storage';
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
+import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
 import { remaining } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';
 import { ServerProcess, startServer } from './helpers/server-process';

@@ -1,10 +1,9 @@
 import { resolve } from 'node:path';
-import { PROCESS_TEST_TIMEOUT_MS, RunningProcess } from './helpers/child-process';
+import { PROCESS_TEST_TIMEOUT_MS, RunningProcess } from '../src/testing/processes';
 import { redisHealth, remaining } from './helpers/daily-limit';
 import { depreciate, send } from './helpers/http';
 import { parseResponses, RawConnection } from './helpers/raw-http';
 import { describeWithTools } from './helpers/system-tools';
-import { waitFor } from './helpers/wait';
 
 const LIMIT = 5;
 const PER_CLIENT_CONNECTIONS = 4;
@@ -18,6 +17,7 @@ describeWithTools(['redis-server', 'nginx'], 'npm run cluster: nginx, two instan
 
   beforeAll(async () => {
     cluster = RunningProcess.start(process.execPath, [SCRIPT], {
+      name: 'cluster.js',
       env: {
         PATH: process.env.PATH,
         CLUSTER_PORT: '0',
@@ -29,14 +29,8 @@ describeWithTools(['redis-server', 'nginx'], 'npm run cluster: nginx, two instan
       },
     });
     const ready = /ready at http:\/\/127\.0\.0\.1:(\d+) \(nginx -> ([^;]+);/;
-    await waitFor(
-      'the cluster to be ready',
-      () => {
-        if (cluster.hasExited) throw new Error(`cluster.js exited:\n${cluster.output}`);
-        return Promise.resolve(ready.test(cluster.output));
-      },
-      20_000,
-    );
+    const isReady = () => Promise.resolve(ready.test(cluster.output));
+    await cluster.until('the cluster to be ready', isReady, 20_000);
     const [, nginx, upstreams] = ready.exec(cluster.output)!;
     port = Number(nginx);
     instances = upstreams.split(', ').map((upstream) => Number(upstream.split(':')[1]));

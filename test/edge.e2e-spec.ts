@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { limited, TOO_LARGE, VALID } from './helpers/bodies';
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
+import { PROCESS_TEST_TIMEOUT_MS, sleep } from '../src/testing/processes';
 import { curlRequests, fetchRequest, openConnections } from './edge.helpers';
 import { remaining } from './helpers/daily-limit';
 import {
@@ -20,7 +20,6 @@ import { exchange, parseResponses, RawConnection } from './helpers/raw-http';
 import { RedisServer } from './helpers/redis-server';
 import { ServerProcess, startServer, untilReady } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
-import { sleep } from './helpers/wait';
 
 /**
  * Every refusal is an HTTP answer with the error body, never a reset (docs/contract.md, "Errors"):

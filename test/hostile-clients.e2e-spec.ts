@@ -1,10 +1,9 @@
 import { TOO_LARGE } from './helpers/bodies';
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
+import { PROCESS_TEST_TIMEOUT_MS, sleep } from '../src/testing/processes';
 import { remaining } from './helpers/daily-limit';
 import { depreciate, send } from './helpers/http';
 import { exchange, parseResponses, RawConnection } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
-import { sleep } from './helpers/wait';
 
 /**
  * Clients that do not play by the rules, against the built server as a process, from distinct

@@ -8,7 +8,7 @@ import { AppLogger, createAppLogger } from '../src/logging/app-logger';
 import { INTERNAL_ERROR, ISO_TIME, VALID } from './helpers/bodies';
 import { RawConnection } from './helpers/raw-http';
 import { createTestApp, depreciateIn } from './helpers/test-app';
-import { waitFor } from './helpers/wait';
+import { waitFor } from '../src/testing/processes';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** The line logged for a request this test made (from 127.0.0.1), whole. */

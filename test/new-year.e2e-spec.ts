@@ -1,11 +1,10 @@
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
+import { PROCESS_TEST_TIMEOUT_MS, sleep } from '../src/testing/processes';
 import { VALID } from './helpers/bodies';
 import { remaining } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
 import { ServerProcess, startServer, untilReady } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
-import { sleep } from './helpers/wait';
 
 const LIMIT = 2;
 

@@ -2,10 +2,10 @@ import { performance } from 'node:perf_hooks';
 import Redis, { Cluster } from 'ioredis';
 import { health, redisHealth } from './helpers/daily-limit';
 import { FAILOVER_LIMIT, Load, msUntilShared, passedAcross, startPair } from './helpers/failover';
-import { RedisCluster } from './helpers/redis-cluster';
+import { RedisCluster } from './redis-cluster.helpers';
 import { ServerProcess } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
-import { waitFor } from './helpers/wait';
+import { waitFor } from '../src/testing/processes';
 
 const todayKey = (client: string) =>
   `depreciation:daily:${new Date().toISOString().slice(0, 10)}:${client}`;

@@ -1,11 +1,10 @@
 import Redis from 'ioredis';
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
+import { PROCESS_TEST_TIMEOUT_MS, sleep } from '../src/testing/processes';
 import { health, redisHealth } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
 import { runToExit, ServerProcess, startServer, untilShared } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
-import { sleep } from './helpers/wait';
 
 describeWithTools(['redis-server'], 'REDIS_URL as the built server reads it', () => {
   let redis: RedisServer;

@@ -1,11 +1,10 @@
 import Redis from 'ioredis';
 import { RedisDailyLimitStorage } from '../src/rate-limit/redis-daily-limit.storage';
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
+import { PROCESS_TEST_TIMEOUT_MS, sleep, waitFor } from '../src/testing/processes';
 import { SettableClock } from '../src/testing/settable-clock';
 import { RecordingLogger, startRedisStore } from './helpers/daily-limit';
 import { RedisServer } from './helpers/redis-server';
 import { describeWithTools } from './helpers/system-tools';
-import { sleep, waitFor } from './helpers/wait';
 
 /** The Redis store's faults against a real redis-server: bad values, restarts, resets, databases. */
 

@@ -2,12 +2,11 @@ import Redis from 'ioredis';
 import { createRedisClient } from '../src/rate-limit/redis-client';
 import { redisKey } from '../src/rate-limit/redis-daily-count';
 import { RedisDailyLimitStorage } from '../src/rate-limit/redis-daily-limit.storage';
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
+import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
 import { SettableClock } from '../src/testing/settable-clock';
 import { RecordingLogger, startRedisStore } from './helpers/daily-limit';
 import { RedisServer } from './helpers/redis-server';
 import { describeWithTools } from './helpers/system-tools';
-import { waitFor } from './helpers/wait';
 
 /** The Redis store against a real redis-server (the unit spec of redisKey stays in src/). */
 

@@ -1,10 +1,9 @@
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
+import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
 import { health, redisHealth, remaining } from './helpers/daily-limit';
 import { depreciate, send, TimedAnswer } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
 import { isShared, ServerProcess, startServer, untilShared } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
-import { waitFor } from './helpers/wait';
 
 const LIMIT = 20;
 /** Generous: a request in fallback takes a few ms; a slow Redis costs at most its 200 ms timeout. */

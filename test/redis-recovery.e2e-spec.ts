@@ -1,10 +1,9 @@
 import Redis from 'ioredis';
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
+import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
 import { depreciate, send } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
 import { isShared, ServerProcess, startServer, untilShared } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
-import { waitFor } from './helpers/wait';
 
 const LIMIT = 20;
 const todayKey = (client: string) =>

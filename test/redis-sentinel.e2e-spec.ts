@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { health, redisHealth } from './helpers/daily-limit';
 import { FAILOVER_LIMIT, Load, msUntilShared, passedAcross, startPair } from './helpers/failover';
-import { RedisSentinels, SENTINEL_NAME } from './helpers/redis-sentinel';
+import { RedisSentinels, SENTINEL_NAME } from './redis-sentinel.helpers';
 import { ServerProcess } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
 

@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
+import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
 import { limited } from './helpers/bodies';
 import { health, redisHealth, remaining } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';

@@ -3,7 +3,7 @@ import { AddressInfo, createServer, Server } from 'node:net';
 import { README_EXAMPLE_REQUEST } from '../src/testing/readme-example';
 import { answerAt, limited } from './helpers/bodies';
 import { depreciate, send } from './helpers/http';
-import { freePort } from './helpers/ports';
+import { freePort } from '../src/testing/processes';
 import { runToExit, ServerProcess, startServer } from './helpers/server-process';
 
 /** A documented answer of /docs-json: its JSON example and its headers' examples. */

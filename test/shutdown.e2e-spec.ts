@@ -11,7 +11,7 @@ import {
 } from './helpers/http';
 import { parseResponses, RawConnection, tryConnect } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
-import { waitFor } from './helpers/wait';
+import { waitFor } from '../src/testing/processes';
 
 const BODY = JSON.stringify(VALID);
 

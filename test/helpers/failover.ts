@@ -1,6 +1,6 @@
 import { depreciate } from './http';
 import { isShared, ServerProcess, startServer, untilShared } from './server-process';
-import { sleep, waitFor } from './wait';
+import { sleep, waitFor } from '../../src/testing/processes';
 
 /** The daily limit of the failover tests: a client uses 60 of it before the failover. */
 export const FAILOVER_LIMIT = 100;

@@ -1,7 +1,5 @@
-import { RunningProcess } from './child-process';
+import { freePort, RunningProcess } from '../../src/testing/processes';
 import { RawConnection } from './raw-http';
-import { freePort } from './ports';
-import { waitFor } from './wait';
 
 /** Whether something on 127.0.0.1:port answers a Redis PING. */
 async function answersPing(port: number): Promise<boolean> {
@@ -60,10 +58,7 @@ export class RedisServer {
     ];
     const child = RunningProcess.start('redis-server', args);
     this.process = child;
-    await waitFor(`redis-server on port ${this.port}`, async () => {
-      if (child.hasExited) throw new Error(`redis-server exited:\n${child.output}`);
-      return answersPing(this.port);
-    });
+    await child.until(`redis-server on port ${this.port}`, () => answersPing(this.port), 5_000);
   }
 
   get hasExited(): boolean {

@@ -1,9 +1,6 @@
 import { join } from 'node:path';
-import { RunningProcess } from './child-process';
+import { freePort, RunningProcess } from '../../src/testing/processes';
 import { send } from './http';
-import { freePort } from './ports';
-import { tryConnect } from './raw-http';
-import { waitFor } from './wait';
 
 export const MAIN_JS = join(__dirname, '..', '..', 'dist', 'main.js');
 const START_TIMEOUT_MS = 20_000;
@@ -28,6 +25,7 @@ export class ServerProcess extends RunningProcess {
     const limited = descriptors ? ['prlimit', `--nofile=${descriptors}:${descriptors}`, '--'] : [];
     const [command, ...args] = [...limited, ...node];
     super(command, args, {
+      name: 'the server',
       env: {
         ...process.env,
         LOG_LEVEL: 'warn',
@@ -77,16 +75,7 @@ export async function startServer(
   let metricsPort = await freePort(HOST);
   while (metricsPort === port) metricsPort = await freePort(HOST);
   const server = new ServerProcess(port, metricsPort, env, descriptors);
-  const listening = async () => {
-    if (server.hasExited) throw new Error(`The server exited on start-up`);
-    return (await tryConnect(server.port, HOST)) === 'connected';
-  };
-  await waitFor(`the server on port ${server.port}`, listening, START_TIMEOUT_MS).catch(
-    async (error: Error) => {
-      await server.kill();
-      throw new Error(`${error.message}\n${server.output}`);
-    },
-  );
+  await server.untilListening(port, HOST, START_TIMEOUT_MS);
   return server;
 }
 
@@ -112,10 +101,7 @@ export async function untilReady(
 ): Promise<ServerProcess> {
   const ready = async () =>
     (await send({ port: server.port, path: '/health/ready' })).status === 200;
-  await waitFor(`${server.url}/health/ready`, ready, timeoutMs).catch(async (error: Error) => {
-    await server.kill();
-    throw new Error(`${error.message}\n${server.output}`);
-  });
+  await server.until(`${server.url}/health/ready`, ready, timeoutMs);
   return server;
 }
 
@@ -130,11 +116,6 @@ export const isShared = async (server: ServerProcess): Promise<boolean> =>
  */
 export async function untilShared(server: ServerProcess): Promise<ServerProcess> {
   await untilReady(server);
-  await waitFor(`${server.url} to share its counters`, () => isShared(server)).catch(
-    async (error: Error) => {
-      await server.kill();
-      throw new Error(`${error.message}\n${server.output}`);
-    },
-  );
+  await server.until(`${server.url} to share its counters`, () => isShared(server), 5_000);
   return server;
 }

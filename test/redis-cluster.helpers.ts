@@ -2,10 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
-import { RunningProcess } from './child-process';
-import { freePort } from './ports';
-import { RedisServer } from './redis-server';
-import { waitFor } from './wait';
+import { freePort, RunningProcess, waitFor } from '../src/testing/processes';
+import { RedisServer } from './helpers/redis-server';
 
 /** How long cluster nodes wait before they call a silent node failing (the tests' failover). */
 export const NODE_TIMEOUT_MS = 1_000;
