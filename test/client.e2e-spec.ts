@@ -6,12 +6,10 @@ import {
   FetchLike,
 } from '@vehicle-depreciation/client';
 import { performance } from 'node:perf_hooks';
+import { freePort, PROCESS_TEST_TIMEOUT_MS, sleep } from '../src/testing/processes';
 import { recordAnswer } from './helpers/answers';
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/child-process';
-import { freePort } from './helpers/ports';
 import { RawConnection } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
-import { sleep } from './helpers/wait';
 
 /**
  * The TypeScript client (clients/typescript, as built into its dist/ and imported by its package
