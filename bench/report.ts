@@ -1,11 +1,31 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { CAN_PIN, LOAD_CPU, ROOT, SERVER_CPU } from './common';
+import { CAN_PIN, LOAD_CPU, ROOT, type Server, SERVER_CPU } from './common';
 import type { LoadSummary } from './load';
 import type { StoreMemory } from './memory';
-import type { Row, Settings } from './run';
 
+type Figure = 'seconds' | 'rounds' | 'warmup' | 'connections' | 'soakSeconds' | 'took';
+/** The run's settings (bench/README.md's variables), its load average at the start, its duration. */
+export type Settings = Record<Figure, number> & { loadAtStart: string };
+/** A server under test: `limit` is its RATE_LIMIT_PER_DAY. */
+export interface Target {
+  name: string;
+  command: string[];
+  env: object;
+  limit: number;
+  server?: Server;
+}
+/** A line of the table: a target under one workload; `problem`: why it has no figures. */
+export interface Row {
+  label: string;
+  target: Target;
+  status: number;
+  workload: 'readme' | 'largest';
+  problem?: string;
+  rounds: LoadSummary[];
+  rss: number;
+}
 /** RSS every 10 s from the start of the soak's load, and what was wrong with its answers. */
 type Soak = { samples: number[]; problem?: string } | undefined;
 

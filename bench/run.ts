@@ -2,52 +2,33 @@ import { RunningProcess } from '../src/testing/processes';
 import * as c from './common';
 import { LoadSummary, runLoad, stopLoad, unexpectedAnswers } from './load';
 import type { StoreMemory } from './memory';
-import { loadAverage, machine, mib, writeResults } from './report';
+import * as r from './report';
 
 /** `npm run bench` (bench/README.md): the rows in alternating rounds, the soak, the store's memory. */
-const settings = {
+const settings: r.Settings = {
   seconds: c.envNumber('BENCH_DURATION', 10),
   rounds: c.envNumber('BENCH_ROUNDS', 3),
   warmup: c.envNumber('BENCH_WARMUP', 2),
   connections: c.envNumber('BENCH_CONNECTIONS', 50),
   soakSeconds: c.envNumber('BENCH_SOAK_SECONDS', 180),
-  loadAtStart: loadAverage(),
+  loadAtStart: r.loadAverage(),
   took: NaN,
 };
-export type Settings = typeof settings;
-/** A server under test: `limit` is its RATE_LIMIT_PER_DAY. */
-interface Target {
-  name: string;
-  command: string[];
-  env: object;
-  limit: number;
-  server?: c.Server;
-}
-/** A line of the table: a target under one workload; `problem`: why it has no figures. */
-export interface Row {
-  label: string;
-  target: Target;
-  status: number;
-  workload: 'readme' | 'largest';
-  problem?: string;
-  rounds: LoadSummary[];
-  rss: number;
-}
 const started = Date.now();
 const log = (line: string) =>
   console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`);
 const NO_LIMIT = 1e9; // never reached: the service counts every request and refuses none
 let redis: c.Server | undefined;
 
-const urlOf = (t: Target) => `http://127.0.0.1:${t.server?.port ?? 0}${c.ROUTE}`;
-const bodyOf = (row: Pick<Row, 'workload'>) =>
+const urlOf = (t: r.Target) => `http://127.0.0.1:${t.server?.port ?? 0}${c.ROUTE}`;
+const bodyOf = (row: Pick<r.Row, 'workload'>) =>
   row.workload === 'largest' ? c.LARGEST_BODY : c.README_BODY;
-const load = (row: Pick<Row, 'target' | 'workload'>, seconds: number) => {
+const load = (row: Pick<r.Row, 'target' | 'workload'>, seconds: number) => {
   const [url, body] = [urlOf(row.target), JSON.stringify(bodyOf(row))];
   return runLoad({ url, body, connections: settings.connections, seconds });
 };
 
-const start = (t: Target) =>
+const start = (t: r.Target) =>
   c.startServer(t.name, t.command, t.env).then(
     (s) => log(`started ${t.name} (pid ${(t.server = s).process.pid}, port ${s.port})`),
     (error: Error) => log(`${t.name} did not start: ${error.message}`),
@@ -55,7 +36,7 @@ const start = (t: Target) =>
 
 /** Runs `requests` (resolving with the answers' count); for the Redis row, says if Redis ran fewer
  * commands than that: the service fell back to counting in memory. */
-async function redisShortfall(row: Row, requests: () => Promise<number>) {
+async function redisShortfall(row: r.Row, requests: () => Promise<number>) {
   if (!redis || row.target.name !== 'service-redis') return void (await requests());
   const before = await c.redisCommands(redis.port);
   const answered = await requests();
@@ -65,13 +46,13 @@ async function redisShortfall(row: Row, requests: () => Promise<number>) {
 }
 
 /** Why one request's answer is wrong, if it is (checked per row before any load). */
-const check = async (row: Row, status = row.status, limit = row.target.limit) =>
+const check = async (row: r.Row, status = row.status, limit = row.target.limit) =>
   row.target.server
     ? c.checkAnswer(urlOf(row.target), bodyOf(row), status, limit)
     : 'the process did not start';
 
 /** One measured round, with the server's CPU; a wrong answer or a fall-back from Redis spoils it. */
-async function measure(row: Row): Promise<LoadSummary> {
+async function measure(row: r.Row): Promise<LoadSummary> {
   const pid = row.target.server?.process.pid ?? -1;
   let summary!: LoadSummary;
   const shortfall = await redisShortfall(row, async () => {
@@ -85,7 +66,7 @@ async function measure(row: Row): Promise<LoadSummary> {
   return summary;
 }
 
-const warmUp = async (row: Row) =>
+const warmUp = async (row: r.Row) =>
   (row.problem ??= unexpectedAnswers(await load(row, settings.warmup), row.status));
 
 /** Bytes per client of the in-memory store: memory.ts, a fresh process per figure. */
@@ -101,11 +82,11 @@ async function storeMemory(): Promise<StoreMemory[]> {
 }
 
 c.runMain(async () => {
-  log(`${machine()}; load average ${settings.loadAtStart}`);
+  log(`${r.machine()}; load average ${settings.loadAtStart}`);
   log(c.CAN_PIN ? `servers on core ${c.SERVER_CPU}, load on core ${c.LOAD_CPU}` : 'unpinned');
   redis = await c.startRedis();
   if (!redis) log('redis-server not found: no Redis row (apt-get install redis-server)');
-  const target = (name: string, args: string[], env = {}, limit = NO_LIMIT): Target => {
+  const target = (name: string, args: string[], env = {}, limit = NO_LIMIT): r.Target => {
     const command = [process.execPath, ...args];
     return { name, command, env: { ...c.SERVER_ENV, ...env }, limit };
   };
@@ -118,8 +99,8 @@ c.runMain(async () => {
   const inMemory = service('service', NO_LIMIT);
   const env = { RATE_LIMIT_STORE: 'redis', REDIS_URL: `redis://127.0.0.1:${redis?.port}` };
   const viaRedis = redis && service('service-redis', NO_LIMIT, env);
-  const rows: Row[] = [];
-  const row = (label: string, t?: Target, status = 200, workload: Row['workload'] = 'readme') =>
+  const rows: r.Row[] = [];
+  const row = (label: string, t?: r.Target, status = 200, workload: r.Row['workload'] = 'readme') =>
     t && rows.push({ label, target: t, status, workload, rounds: [], rss: NaN });
   row('service (in-memory store)', inMemory);
   row('service (Redis store)', viaRedis);
@@ -167,12 +148,12 @@ c.runMain(async () => {
     const summary = await load({ target: inMemory, workload: 'readme' }, soakSeconds);
     clearInterval(timer);
     soaked = { samples, problem: unexpectedAnswers(summary, 200) };
-    log(`soak RSS (MiB): ${samples.map(mib).join(', ')} ${soaked.problem ?? ''}`);
+    log(`soak RSS (MiB): ${samples.map(r.mib).join(', ')} ${soaked.problem ?? ''}`);
   }
   const memory = await store;
   memory.forEach((m) => log(`  ${m.kind} ${m.clients}: ${m.bytesPerClient.toFixed(1)} B/client`));
   stopLoad();
   for (const server of [...targets.map((t) => t.server), redis]) await server?.process.stop(5_000);
   settings.took = (Date.now() - started) / 1000;
-  log(`written to ${writeResults(settings, rows, memory, soaked)}`);
+  log(`written to ${r.writeResults(settings, rows, memory, soaked)}`);
 });
