@@ -120,11 +120,12 @@ describe('depreciate', () => {
   it('maps a 500 (which no request can make the server give) to kind error', async () => {
     const body = { statusCode: 500, message: 'Internal server error' };
     const result = await call(answering(500, body, COUNTED).fetch);
-    expect(result.kind).toBe('error');
-    if (result.kind === 'error' && result.status === 500) {
-      expect(result.body.message).toBe('Internal server error');
-      expect(result.rateLimit).toEqual({ limit: 100, remaining: 97, resetSeconds: 52200 });
-    }
+    expect(result).toMatchObject({
+      kind: 'error',
+      status: 500,
+      body,
+      rateLimit: { limit: 100, remaining: 97, resetSeconds: 52200 },
+    });
   });
 
   it('maps a 429 with Retry-After and the rate-limit headers', async () => {
