@@ -44,13 +44,18 @@ export class RedisCatchUp {
     return this.refused;
   }
 
-  /** Rejects when the store must go on counting alone; safe to run again. */
-  async run(): Promise<void> {
+  /**
+   * Rejects when the store must go on counting alone; safe to run again. Resolves with whether the
+   * process holding every key was known (RedisIdentity's `known`): if not, a Cluster slot may
+   * still turn out to have come back empty, and a later run re-adds to it.
+   */
+  async run(): Promise<boolean> {
     await this.selectDatabase();
     const identity = await this.identity.check();
     if (identity.changed) await this.readdToday(identity);
     await this.addCountedAlone();
     identity.commit();
+    return identity.known;
   }
 
   /** Adds each client's hits counted alone so far; what could not be added is kept for later. */

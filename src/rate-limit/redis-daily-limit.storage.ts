@@ -199,15 +199,17 @@ export class RedisDailyLimitStorage
 
   /**
    * In a Cluster counting in Redis: re-adds to slots that changed primary and adds what was
-   * counted alone; once nothing failed meanwhile and nothing is left, every client is shared.
+   * counted alone; once nothing failed meanwhile, nothing is left, and every slot's primary is
+   * known (a slot whose primary just failed over is re-added to first), every client is shared.
    */
   private rejoin(): Promise<void> {
     if (this.recovering || this.closing) return Promise.resolve();
     const failures = this.failures;
     this.recovering = this.catchUp
       .run()
-      .then(() => {
+      .then((known) => {
         if (failures !== this.failures || this.closing || this.partlySince === undefined) return;
+        if (!known) return;
         if (this.contributions.pendingClients > 0) return;
         this.partlySince = undefined;
         this.since = this.clock.now();

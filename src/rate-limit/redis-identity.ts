@@ -12,6 +12,12 @@ export interface IdentityCheck {
   label: string;
   /** Whether every key changed (one server), not only some slots' keys. */
   everyKey: boolean;
+  /**
+   * Whether the process holding every key is known now. In a Cluster, a slot whose primary did not
+   * answer (dead, or not yet known as a primary after a failover) may still change: until it is
+   * known, what this instance added to it may be missing.
+   */
+  known: boolean;
   commit(): void;
 }
 
@@ -36,6 +42,7 @@ export class RedisIdentity {
       changed: changed ? () => true : undefined,
       label: `run_id ${runId}`,
       everyKey: true,
+      known: true,
       commit: () => (this.runId = runId),
     };
   }
@@ -62,6 +69,7 @@ export class RedisIdentity {
       changed: changedSlots.size > 0 ? (key) => changedSlots.has(keySlot(key)) : undefined,
       label: `${changedSlots.size} slots now on ${moved.join(', ')}`,
       everyKey: false,
+      known: owners.every((owner) => owner !== undefined),
       commit: () => owners.forEach((owner, slot) => owner && (this.slotOwners[slot] = owner)),
     };
   }
