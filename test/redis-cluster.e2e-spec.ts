@@ -1,21 +1,18 @@
 import { performance } from 'node:perf_hooks';
-import Redis, { Cluster } from 'ioredis';
-import { health, redisHealth } from './helpers/daily-limit';
-import { FAILOVER_LIMIT, Load, msUntilShared, passedAcross, startPair } from './helpers/failover';
+import { Cluster } from 'ioredis';
+import { health, redisHealth, todayKey } from './helpers/daily-limit';
+import {
+  cutReplicas,
+  FAILOVER_LIMIT,
+  Load,
+  msUntilShared,
+  passedAcross,
+  startPair,
+} from './helpers/failover';
 import { RedisCluster } from './redis-cluster.helpers';
 import { ServerProcess } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
 import { waitFor } from '../src/testing/processes';
-
-const todayKey = (client: string) =>
-  `depreciation:daily:${new Date().toISOString().slice(0, 10)}:${client}`;
-
-/** Drops a primary's replication links (the frozen replica cannot come back before the kill). */
-async function cutReplicas(port: number): Promise<void> {
-  const primary = new Redis(port, '127.0.0.1');
-  await primary.call('CLIENT', 'KILL', 'TYPE', 'replica');
-  primary.disconnect();
-}
 
 describeWithTools(
   ['redis-server', 'redis-cli'],

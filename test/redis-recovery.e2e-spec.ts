@@ -1,14 +1,12 @@
 import Redis from 'ioredis';
 import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { todayKey } from './helpers/daily-limit';
 import { depreciate, send } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
 import { isShared, ServerProcess, startServer, untilShared } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
 
 const LIMIT = 20;
-const todayKey = (client: string) =>
-  `depreciation:daily:${new Date().toISOString().slice(0, 10)}:${client}`;
-
 describeWithTools(
   ['redis-server'],
   'Bad values and restarts of Redis under two built instances',

@@ -1,20 +1,17 @@
 import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
-import { health, redisHealth } from './helpers/daily-limit';
-import { FAILOVER_LIMIT, Load, msUntilShared, passedAcross, startPair } from './helpers/failover';
+import { health, redisHealth, todayKey } from './helpers/daily-limit';
+import {
+  cutReplicas,
+  FAILOVER_LIMIT,
+  Load,
+  msUntilShared,
+  passedAcross,
+  startPair,
+} from './helpers/failover';
 import { RedisSentinels, SENTINEL_NAME } from './redis-sentinel.helpers';
 import { ServerProcess } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
-
-const todayKey = (client: string) =>
-  `depreciation:daily:${new Date().toISOString().slice(0, 10)}:${client}`;
-
-/** Drops the primary's replication links (the frozen replica cannot come back before the kill). */
-async function cutReplicas(port: number): Promise<void> {
-  const primary = new Redis(port, '127.0.0.1');
-  await primary.call('CLIENT', 'KILL', 'TYPE', 'replica');
-  primary.disconnect();
-}
 
 describeWithTools(['redis-server'], 'Sentinel failover under two built instances', () => {
   let redis: RedisSentinels;

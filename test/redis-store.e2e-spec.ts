@@ -1,16 +1,13 @@
 import Redis from 'ioredis';
 import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
 import { limited } from './helpers/bodies';
-import { health, redisHealth, remaining } from './helpers/daily-limit';
+import { health, redisHealth, remaining, todayKey } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
 import { ServerProcess, startServer, untilShared } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
 
 const LIMIT = 20;
-const todayKey = (client: string) =>
-  `depreciation:daily:${new Date().toISOString().slice(0, 10)}:${client}`;
-
 describeWithTools(['redis-server'], 'Daily counters shared in Redis by two built instances', () => {
   let redis: RedisServer;
   const servers: ServerProcess[] = [];

@@ -13,6 +13,10 @@ import { RedisDailyLimitStorage } from '../../src/rate-limit/redis-daily-limit.s
 import { ISO_TIME } from './bodies';
 import { HttpAnswer, send } from './http';
 
+/** A client's Redis key of today (docs/operations.md): the tests inspect and seed it. */
+export const todayKey = (client: string) =>
+  `depreciation:daily:${new Date().toISOString().slice(0, 10)}:${client}`;
+
 /** X-RateLimit-Remaining as a number. */
 export const remaining = (answer: HttpAnswer): number =>
   Number(answer.headers['x-ratelimit-remaining']);

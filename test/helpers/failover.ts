@@ -1,9 +1,17 @@
+import Redis from 'ioredis';
 import { depreciate } from './http';
 import { isShared, ServerProcess, startServer, untilShared } from './server-process';
 import { sleep, waitFor } from '../../src/testing/processes';
 
 /** The daily limit of the failover tests: a client uses 60 of it before the failover. */
 export const FAILOVER_LIMIT = 100;
+
+/** Drops a primary's replication links (a frozen replica cannot come back before the kill). */
+export async function cutReplicas(port: number): Promise<void> {
+  const primary = new Redis(port, '127.0.0.1');
+  await primary.call('CLIENT', 'KILL', 'TYPE', 'replica');
+  primary.disconnect();
+}
 
 /** Two built instances on the same Redis settings, both shared. */
 export function startPair(env: Record<string, string>): Promise<ServerProcess[]> {
