@@ -16,10 +16,11 @@ const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
 
 const MAIN = resolve(__dirname, '../dist/main.js');
-// The project's process runner (src/testing/processes.ts), built by `npm run cluster` first.
-const RUNNER = resolve(__dirname, '../dist/testing/processes.js');
+// The project's process runner (src/testing/processes.ts), kept out of the production build and
+// built by `npm run build:tools` (npm run cluster does both).
+const RUNNER = resolve(__dirname, '../dist-tools/src/testing/processes.js');
 if (!existsSync(MAIN) || !existsSync(RUNNER)) {
-  console.error(`${MAIN} is missing: run npm run build (npm run cluster does)`);
+  console.error(`${MAIN} or ${RUNNER} is missing: run npm run cluster (it builds both)`);
   process.exit(1);
 }
 const { freePort, RunningProcess } = require(RUNNER);

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { join } from 'node:path';
 import { satisfies } from 'semver';
 
@@ -67,5 +68,26 @@ describe('The pinned runtime', () => {
     const decided = manifest.allowScripts ?? {};
     expect(withScripts.filter((name) => !(name in decided))).toEqual([]);
     expect(Object.keys(decided).filter((name) => decided[name])).toEqual(['node']);
+  });
+});
+
+/** Every .js file below `dir`, as paths relative to the project. */
+function javascriptFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.js'))
+    .map((file) => relative(ROOT, join(ROOT, dir, file)));
+}
+
+describe('The production build (npm run build, which npm test runs first)', () => {
+  it('emits nothing that starts processes: the test and cluster tooling stays out of dist/', () => {
+    const files = javascriptFiles('dist');
+    expect(files).toContain('dist/main.js');
+    expect(files.filter((file) => file.startsWith('dist/testing/'))).toEqual([]);
+    const spawning = files.filter((file) =>
+      /require\("node:child_process"\)|require\("child_process"\)/.test(
+        readFileSync(join(ROOT, file), 'utf8'),
+      ),
+    );
+    expect(spawning).toEqual([]);
   });
 });
