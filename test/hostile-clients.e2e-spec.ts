@@ -139,31 +139,49 @@ describe('a descriptor flood (built server, 256 descriptors)', () => {
 });
 
 describe('more clients in a day than MAX_TRACKED_CLIENTS (built server)', () => {
-  it('counts new clients under their /16 once full, and keeps the budgets already counted', async () => {
+  it('serves new clients past the table, each on its own budget, and keeps the budgets counted', async () => {
     const server = await startServer({
       MAX_TRACKED_CLIENTS: '1000',
-      RATE_LIMIT_PER_DAY: '5',
+      OVERFLOW_SKETCH_MB: '1',
+      RATE_LIMIT_PER_DAY: '3',
       LOG_LEVEL: 'info',
     });
     try {
       const from = (i: number) => `127.1.${Math.floor(i / 250)}.${(i % 250) + 1}`;
       for (let i = 0; i < 1000; i++) await depreciate(server.port, { from: from(i) });
-      // Full: two new clients of 127.2.0.0/16 share one budget; a client already counted keeps its own.
-      const at = async (address: string) =>
-        remaining(await depreciate(server.port, { from: address }));
-      expect(await at('127.2.0.1')).toBe(4);
-      expect(await at('127.2.9.9')).toBe(3);
-      expect(await at(from(0))).toBe(3);
+      // Full: 20 new clients of one /16, each with its whole budget, and not one request more.
+      const statuses = async (address: string) => {
+        const answers = [];
+        for (let i = 0; i < 4; i++) answers.push(await depreciate(server.port, { from: address }));
+        return answers.map((answer) => [answer.status, remaining(answer)]);
+      };
+      for (let n = 1; n <= 20; n++) {
+        expect(await statuses(`127.2.0.${n}`)).toEqual([
+          [200, 2],
+          [200, 1],
+          [200, 0],
+          [429, 0],
+        ]);
+      }
+      expect(await statuses(from(0))).toEqual([
+        [200, 1],
+        [200, 0],
+        [429, 0],
+        [429, 0],
+      ]);
       const metrics = await server.metrics();
       expect(metrics).toContain('daily_limit_memory_keys{kind="client"} 1000');
-      expect(metrics).toContain('daily_limit_memory_keys{kind="widened"} 1');
-      const widening = server
+      // 20 clients at the limit, 8 cells each, of 1 MiB of byte cells.
+      const saturation = /^daily_limit_overflow_saturation (\S+)$/m.exec(metrics)?.[1];
+      expect(Number(saturation)).toBeGreaterThan(0);
+      expect(Number(saturation)).toBeLessThanOrEqual((20 * 8) / 2 ** 20);
+      const filled = server
         .logLines()
         .filter((line) => /MAX_TRACKED_CLIENTS/.test(String(line.msg)));
-      expect(widening).toEqual([
+      expect(filled).toEqual([
         expect.objectContaining({
           level: 'warn',
-          msg: '1000 clients counted today (MAX_TRACKED_CLIENTS): new clients now share the budget of their IPv4 /16 or IPv6 /32 until 00:00 UTC',
+          msg: '1000 clients counted today (MAX_TRACKED_CLIENTS): new clients are now counted in a 1 MiB sketch (OVERFLOW_SKETCH_MB), each held to its limit, until 00:00 UTC',
         }),
       ]);
     } finally {

@@ -4,6 +4,7 @@ import { remaining } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
 import { ServerProcess, startServer, untilReady } from './helpers/server-process';
+import { LIBFAKETIME } from './helpers/faketime';
 import { describeWithTools } from './helpers/system-tools';
 
 const LIMIT = 2;
@@ -26,13 +27,9 @@ const newYearCarAnswer = (calculatedAt: unknown) => ({
   meta: { vehicleType: 'sedan', vehicleAge: 0, calculatedAt },
 });
 
-/**
- * Debian's libfaketime, preloaded the way `faketime -f` does it (ld.so expands `$LIB`), but
- * without faketime's fork, which would outlive the SIGTERM that stops the server. `@` starts the
- * clock at that time and lets it run: a few seconds to check things before midnight.
- */
+/** libfaketime's clock, `@` starting it at that time and letting it run: a few seconds to check things before midnight. */
 const fakeTime = (localStart: string, zone: string) => ({
-  LD_PRELOAD: '/usr/$LIB/faketime/libfaketime.so.1',
+  LD_PRELOAD: LIBFAKETIME,
   FAKETIME: `@${localStart}`, // read in the process's own time zone
   TZ: zone,
 });

@@ -33,6 +33,7 @@ const DEFAULTS = {
   HEADERS_TIMEOUT_MS: 10_000,
   REQUEST_TIMEOUT_MS: 15_000,
   MAX_TRACKED_CLIENTS: 1_000_000,
+  OVERFLOW_SKETCH_MB: 128,
   KEEP_ALIVE_TIMEOUT_MS: 5_000,
   METRICS_PORT: 9464,
   METRICS_HOST: '127.0.0.1',
@@ -197,6 +198,7 @@ describe('validateEnvironment: connection limits and timeouts', () => {
       CONNECTION_REFUSAL_TIMEOUT_MS: '250',
       LINGERING_TIME_MS: '30000',
       LINGERING_TIMEOUT_MS: '100',
+      OVERFLOW_SKETCH_MB: '1',
     });
     expect(environment).toMatchObject({
       MAX_CONNECTIONS: 900,
@@ -209,6 +211,7 @@ describe('validateEnvironment: connection limits and timeouts', () => {
       CONNECTION_REFUSAL_TIMEOUT_MS: 250,
       LINGERING_TIME_MS: 30_000,
       LINGERING_TIMEOUT_MS: 100,
+      OVERFLOW_SKETCH_MB: 1,
     });
   });
 
@@ -236,6 +239,10 @@ describe('validateEnvironment: connection limits and timeouts', () => {
     [
       { LINGERING_TIMEOUT_MS: '0' },
       'Invalid configuration: LINGERING_TIMEOUT_MS="0" must be a whole number of milliseconds, from 100 to 600000',
+    ],
+    [
+      { OVERFLOW_SKETCH_MB: '0' },
+      'Invalid configuration: OVERFLOW_SKETCH_MB="0" must be a whole number of MiB, from 1 to 4096',
     ],
     [
       { HEADERS_TIMEOUT_MS: '50' },

@@ -14,8 +14,11 @@ type RateLimitStore = (typeof RATE_LIMIT_STORES)[number];
 /** Requests per client per UTC day when RATE_LIMIT_PER_DAY is not set. */
 export const DEFAULT_RATE_LIMIT_PER_DAY = 100;
 
-/** Clients counted a day beyond which new ones share a wider prefix's budget (MAX_TRACKED_CLIENTS). */
+/** Clients counted exactly a day, beyond which new ones are counted in a sketch (MAX_TRACKED_CLIENTS). */
 export const DEFAULT_MAX_TRACKED_CLIENTS = 1_000_000;
+
+/** The memory, in MiB, of the sketch that counts clients past MAX_TRACKED_CLIENTS (OVERFLOW_SKETCH_MB). */
+export const DEFAULT_OVERFLOW_SKETCH_MB = 128;
 
 /** The force-exit timeout after SIGTERM/SIGINT, in ms, when SHUTDOWN_TIMEOUT_MS is not set. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -148,12 +151,19 @@ export class Environment {
   REQUEST_TIMEOUT_MS: number = 15_000;
 
   /**
-   * Clients the in-memory counters track per UTC day (~100 bytes each); past it, new clients share
-   * the budget of their IPv4 /16 or IPv6 /32.
+   * Clients the in-memory counters track exactly per UTC day (~100 bytes each); past it, new
+   * clients are counted in a sketch of OVERFLOW_SKETCH_MB.
    */
-  // At most 10 million: a V8 Map holds 16.7 million entries, and a prefix reserve comes on top.
+  // At most 10 million: a V8 Map holds 16.7 million entries.
   @WholeNumber(1_000, 10_000_000, 'must be a whole number of clients, from 1000 to 10000000')
   MAX_TRACKED_CLIENTS: number = DEFAULT_MAX_TRACKED_CLIENTS;
+
+  /**
+   * MiB for counting the clients past MAX_TRACKED_CLIENTS in a day, taken when the table fills and
+   * given back at midnight UTC: the more, the fewer honest clients refused early (docs/operations.md).
+   */
+  @WholeNumber(1, 4_096, 'must be a whole number of MiB, from 1 to 4096')
+  OVERFLOW_SKETCH_MB: number = DEFAULT_OVERFLOW_SKETCH_MB;
 
   /** How long an idle keep-alive connection stays open, in milliseconds. */
   @WholeNumber(100, 3_600_000, 'must be a whole number of milliseconds, from 100')

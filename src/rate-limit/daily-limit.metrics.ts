@@ -5,7 +5,8 @@ import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 
 /**
  * The daily counters' gauges: `daily_limit_store_shared{store}` (1 while every instance shares the
- * counts) and `daily_limit_memory_keys{kind}` (today's in-memory keys), read at scrape time:
+ * counts), `daily_limit_memory_keys{kind}` (today's clients counted exactly in memory) and
+ * `daily_limit_overflow_saturation` (how full the sketch past them is), read at scrape time:
  * nothing per request.
  */
 @Injectable()
@@ -31,11 +32,17 @@ export class DailyLimitGauges implements OnModuleInit {
     const memory = this.memory;
     this.metrics.createGauge({
       name: 'daily_limit_memory_keys',
-      help: "Today's in-memory counters: one per client, or per wider prefix once MAX_TRACKED_CLIENTS is reached (widened).",
+      help: "Today's in-memory counters: one per client counted exactly, up to MAX_TRACKED_CLIENTS.",
       labelNames: ['kind'],
       collect() {
-        this.set({ kind: 'client' }, memory.trackedClients - memory.widenedKeys);
-        this.set({ kind: 'widened' }, memory.widenedKeys);
+        this.set({ kind: 'client' }, memory.trackedClients);
+      },
+    });
+    this.metrics.createGauge({
+      name: 'daily_limit_overflow_saturation',
+      help: "Share of the cells of today's sketch of clients past MAX_TRACKED_CLIENTS at the limit (0 to 1); a new client is refused at once with about its 8th power.",
+      collect() {
+        this.set(memory.overflowSaturation);
       },
     });
   }

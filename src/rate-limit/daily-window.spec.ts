@@ -22,6 +22,11 @@ describe('the daily window (UTC calendar day)', () => {
     expect(secondsUntilReset(at(iso))).toBe(seconds);
   });
 
+  it('counts the seconds to the end of a later day, for a clock behind the day counted in', () => {
+    const nextDay = utcDayNumber(at('2026-11-22T00:00:01.000Z'));
+    expect(secondsUntilReset(at('2026-11-21T23:59:57.000Z'), nextDay)).toBe(86_403);
+  });
+
   it('names the UTC date, not the local one', () => {
     expect(utcDateKey(at('2026-12-31T23:59:59.999Z'))).toBe('2026-12-31');
     expect(utcDateKey(at('2027-01-01T00:00:00.000Z'))).toBe('2027-01-01');

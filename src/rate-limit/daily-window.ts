@@ -5,9 +5,13 @@ export const DAY_SECONDS = 86_400;
 /** Days since 1970-01-01 UTC: the same number for every instant of one UTC day. */
 export const utcDayNumber = (epochMs: number): number => Math.floor(epochMs / DAY_MS);
 
-/** Seconds until the next 00:00 UTC, rounded up: from 1 (the last second) to 86,400 (at midnight). */
-export const secondsUntilReset = (epochMs: number): number =>
-  Math.ceil((DAY_MS - (epochMs - utcDayNumber(epochMs) * DAY_MS)) / 1000);
+/**
+ * Seconds from `epochMs` until the end of UTC day `day` (by default its own), rounded up: from 1
+ * (the last second) to 86,400 (at midnight); more when `day` is later than `epochMs`'s (a clock
+ * that stepped back behind the day a store counts in).
+ */
+export const secondsUntilReset = (epochMs: number, day = utcDayNumber(epochMs)): number =>
+  Math.ceil(((day + 1) * DAY_MS - epochMs) / 1000);
 
 /** The UTC date as YYYY-MM-DD, for keys that must name their day (shared stores). */
 export const utcDateKey = (epochMs: number): string =>

@@ -98,68 +98,94 @@ describe('MemoryDailyLimitStorage', () => {
     expect(storage.hit('a', 3).totalHits).toBe(2);
   });
 
-  describe('bounded to maxClients a day', () => {
+  describe('time only moves forward', () => {
+    const at = (iso: string) => clock.set(iso);
+
+    it('keeps counting in the latest day seen when the clock steps back across midnight', () => {
+      at('2026-11-21T23:59:56.000Z');
+      for (let i = 0; i < 3; i++) storage.hit('a', 3);
+      expect(storage.hit('a', 3)).toMatchObject({ totalHits: 4, isBlocked: true });
+      at('2026-11-22T00:00:01.000Z');
+      expect(storage.hit('a', 3)).toMatchObject({ totalHits: 1, timeToExpire: 86_399 });
+      at('2026-11-21T23:59:57.000Z');
+      // Day 22 until the clock reaches it again: its end is 86,403 s away by this clock.
+      expect(storage.hit('a', 3)).toEqual({
+        totalHits: 2,
+        timeToExpire: 86_403,
+        isBlocked: false,
+        timeToBlockExpire: 0,
+      });
+      expect(storage.hit('new', 3)).toMatchObject({ totalHits: 1, timeToExpire: 86_403 });
+      storage.hit('a', 3);
+      expect(storage.refuseAtOnce('a', 3)).toMatchObject({ totalHits: 4, isBlocked: true });
+      expect(storage.count('a')).toBe(4);
+      at('2026-11-22T00:00:02.000Z');
+      expect(storage.hit('a', 3)).toMatchObject({ totalHits: 5, timeToExpire: 86_398 });
+      at('2026-11-23T00:00:00.000Z');
+      expect(storage.hit('a', 3)).toMatchObject({ totalHits: 1, isBlocked: false });
+    });
+
+    it('changes nothing but the reset when the clock steps back within a day', () => {
+      at('2026-11-21T18:00:00.000Z');
+      for (let i = 0; i < 3; i++) storage.hit('a', 3);
+      at('2026-11-21T06:00:00.000Z');
+      expect(storage.hit('a', 3)).toMatchObject({ totalHits: 4, timeToExpire: 64_800 });
+    });
+
+    it('counts a client past the table in the latest day too', () => {
+      storage = new MemoryDailyLimitStorage(clock, 1, { warn: () => undefined } as never, 1);
+      at('2026-11-22T00:00:01.000Z');
+      storage.hit('first', 3);
+      expect(storage.hit('late', 3).totalHits).toBe(1);
+      at('2026-11-21T23:59:57.000Z');
+      expect(storage.hit('late', 3)).toMatchObject({ totalHits: 2, timeToExpire: 86_403 });
+    });
+  });
+
+  describe('past maxClients a day', () => {
     let warnings: string[];
     const full = (max: number) => {
       warnings = [];
       const logger = { warn: (message: string) => warnings.push(message) };
-      return new MemoryDailyLimitStorage(clock, max, logger as never);
+      return new MemoryDailyLimitStorage(clock, max, logger as never, 1);
     };
 
-    it('counts new clients past the bound under their IPv4 /16 or IPv6 /32, shared', () => {
+    it('counts each new client on its own key, held to its limit, and keeps the Map bounded', () => {
       storage = full(2);
       storage.hit('198.51.100.1', 3);
       storage.hit('2001:db8:1:2::/64', 3);
-      // Full: two new IPv4 clients of 203.0.0.0/16 share one budget, and cannot pass it.
-      expect(storage.hit('203.0.113.1', 3).totalHits).toBe(1);
-      expect(storage.hit('203.0.7.9', 3).totalHits).toBe(2);
-      expect(storage.hit('203.0.113.1', 3)).toMatchObject({ totalHits: 3, isBlocked: false });
-      expect(storage.hit('203.0.113.2', 3)).toMatchObject({ totalHits: 4, isBlocked: true });
-      expect(storage.refuseAtOnce('203.0.200.200', 3)?.isBlocked).toBe(true);
-      // A new IPv6 /64 shares its /32.
-      expect(storage.hit('2001:db8:ffff:1::/64', 3).totalHits).toBe(1);
-      expect(storage.hit('2001:db8:aaaa:2::/64', 3).totalHits).toBe(2);
-      // Clients counted before it filled keep their own budgets.
+      // Full: neighbours that shared a /16 or a /32 before now each have their own budget.
+      for (const client of ['203.0.113.1', '203.0.7.9', '2001:db8:ffff:1::/64']) {
+        const records = Array.from({ length: 5 }, () => storage.hit(client, 3));
+        expect(records.map((r) => [r.totalHits, r.isBlocked])).toEqual([
+          [1, false],
+          [2, false],
+          [3, false],
+          [4, true],
+          [5, true],
+        ]);
+        expect(storage.tracks(client)).toBe(false);
+      }
+      expect(storage.refuseAtOnce('203.0.113.1', 3)).toMatchObject({ isBlocked: true });
+      expect(storage.refuseAtOnce('203.0.200.200', 3)).toBeUndefined();
       expect(storage.hit('198.51.100.1', 3).totalHits).toBe(2);
-      expect(storage.hit('2001:db8:1:2::/64', 3).totalHits).toBe(2);
-      expect([storage.trackedClients, storage.widenedKeys]).toEqual([4, 2]);
+      expect(storage.trackedClients).toBe(2);
+      expect(storage.overflowSaturation).toBeGreaterThan(0);
       expect(warnings).toEqual([
-        '2 clients counted today (MAX_TRACKED_CLIENTS): new clients now share the budget of their IPv4 /16 or IPv6 /32 until 00:00 UTC',
+        '2 clients counted today (MAX_TRACKED_CLIENTS): new clients are now counted in a 1 MiB sketch (OVERFLOW_SKETCH_MB), each held to its limit, until 00:00 UTC',
       ]);
     });
 
-    it('puts every further new client in one budget once the prefixes fill their reserve', () => {
-      storage = full(10);
-      for (let i = 0; i < 10; i++) storage.hit(`198.51.100.${i}`, 100);
-      // The reserve for prefixes is a tenth of the bound, 16 at least: 16 distinct /16s.
-      for (let i = 0; i < 16; i++) expect(storage.hit(`10.${i}.0.1`, 100).totalHits).toBe(1);
-      expect(storage.hit('192.0.2.1', 100).totalHits).toBe(1);
-      expect(storage.hit('100.64.0.1', 100).totalHits).toBe(2);
-      expect([storage.trackedClients, storage.widenedKeys]).toEqual([27, 17]);
-      clock.set('2026-11-22T00:00:00.000Z');
-      expect(storage.hit('100.64.0.1', 100).totalHits).toBe(1);
-      expect([storage.trackedClients, storage.widenedKeys]).toEqual([1, 0]);
-    });
-
-    it('keeps a client on its /16 once the reserve is used, and asks nothing of refuseAtOnce', () => {
-      storage = full(10);
-      for (let i = 0; i < 10; i++) storage.hit(`198.51.100.${i}`, 100);
-      expect(storage.hit('10.0.0.1', 100).totalHits).toBe(1); // 10.0.0.0/16
-      for (let i = 1; i < 16; i++) storage.hit(`10.${i}.0.1`, 100);
-      // The reserve is used: a new /16 goes to the shared overflow, an existing one stays.
-      expect(storage.hit('10.0.9.9', 100).totalHits).toBe(2);
-      expect(storage.tracks('10.0.9.9')).toBe(false);
-      expect(storage.tracks('198.51.100.1')).toBe(true);
-      const before = [storage.trackedClients, storage.widenedKeys];
-      expect(storage.refuseAtOnce('172.16.0.1', 100)).toBeUndefined();
-      expect([storage.trackedClients, storage.widenedKeys]).toEqual(before);
-    });
-
-    it('widens IPv6 clients to their /32 whatever the spelling of their /64', () => {
+    it('drops the sketch at midnight UTC, and logs again when the Map fills again', () => {
       storage = full(1);
-      storage.hit('198.51.100.1', 3);
-      expect(storage.hit('2001:db8:0:1::/64', 3).totalHits).toBe(1);
-      expect(storage.hit('2001:db8:ffff:2::/64', 3).totalHits).toBe(2);
+      storage.hit('a', 1);
+      storage.hit('b', 1);
+      expect(storage.hit('b', 1).isBlocked).toBe(true);
+      clock.set('2026-11-22T00:00:00.000Z');
+      expect(storage.hit('b', 1)).toMatchObject({ totalHits: 1, isBlocked: false });
+      expect([storage.trackedClients, storage.overflowSaturation]).toEqual([1, 0]);
+      storage.hit('c', 1);
+      expect(warnings).toHaveLength(2);
     });
   });
 

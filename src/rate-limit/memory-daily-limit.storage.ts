@@ -1,7 +1,7 @@
 import { Logger, type LoggerService } from '@nestjs/common';
-import { normalizeIp } from '@nestjs/throttler';
 import { Clock } from '../common/clock';
-import { DEFAULT_MAX_TRACKED_CLIENTS } from '../config/environment';
+import { DEFAULT_MAX_TRACKED_CLIENTS, DEFAULT_OVERFLOW_SKETCH_MB } from '../config/environment';
+import { CountMinSketch } from './count-min-sketch';
 import {
   DailyLimitRecord,
   DailyLimitState,
@@ -18,66 +18,59 @@ import { secondsUntilReset, utcDayNumber } from './daily-window';
 const flat = (key: string): string => (key + ' ').slice(0, -1);
 
 /**
- * The wider budget a new client shares once the store is full: its IPv4 /16 or IPv6 /32 (keys are
- * an IPv4 address or an IPv6 /64, see clientKey).
+ * Rows of the overflow sketch: near the fewest refusals of honest clients for 10 million keys in
+ * 128 MiB, and a hit costs one pass over the key and 8 cells (bench: npm run bench:sketch).
  */
-function prefixKey(key: string): string {
-  if (key.includes(':')) return `overflow:${normalizeIp(key.replace(/\/\d+$/, ''), 32)}`;
-  const [a, b] = key.split('.');
-  return b === undefined ? OVERFLOW_KEY : `overflow:${a}.${b}.0.0/16`;
-}
-
-/** Once the prefixes fill their reserve too: one budget for every further new client. */
-const OVERFLOW_KEY = 'overflow:*';
+const SKETCH_ROWS = 8;
 
 /**
- * Today's counters in one Map, for a single instance. No timers: the first hit of a new UTC day
- * drops yesterday's Map whole, so memory holds only the clients seen today. Counting is
- * synchronous, so a burst of concurrent requests can never pass more than `limit`. The Map is
- * bounded: past `maxClients`, a new client is counted under a wider prefix it shares with its
- * neighbours, so new keys can neither grow memory without end nor dodge the limit, and clients
- * already counted keep their own budgets. The first widening of a day is logged once.
+ * Today's counters, for a single instance. No timers: the first hit of a new UTC day drops
+ * yesterday's counts whole. Counting is synchronous, so a burst of concurrent requests can never
+ * pass more than `limit`. The first `maxClients` clients of a day are counted exactly in a Map;
+ * past it, new clients are counted in a count-min sketch of fixed memory, each on its own key and
+ * never below its true count, so nobody passes the limit and memory stays bounded. Time only moves
+ * forward: a clock that steps back behind the day already counted in goes on counting in that day
+ * until it catches up (docs/contract.md, "Daily limit").
  */
 export class MemoryDailyLimitStorage extends DailyLimitStorage {
-  private day = Number.NaN;
+  private day = -Infinity;
   private counts = new Map<string, number>();
-  /** Keys of today's Map that stand for several clients (counted after it filled). */
-  private widened = 0;
+  /** Today's counts of the clients past the Map, once it is full. */
+  private overflow?: CountMinSketch;
 
   constructor(
     private readonly clock: Clock,
-    /** Clients tracked a day before new ones share a wider prefix's budget (MAX_TRACKED_CLIENTS). */
+    /** Clients counted exactly a day, before new ones go to the sketch (MAX_TRACKED_CLIENTS). */
     readonly maxClients = DEFAULT_MAX_TRACKED_CLIENTS,
     private readonly logger: LoggerService = new Logger('DailyLimit'),
+    /** The sketch's memory in MiB (OVERFLOW_SKETCH_MB). */
+    private readonly sketchMegabytes = DEFAULT_OVERFLOW_SKETCH_MB,
   ) {
     super();
   }
 
   /**
    * Counts one hit now and answers at once. `atLeast` raises the count to a total known from
-   * elsewhere (the Redis store passes the shared count), so that if this Map has to take over, it
+   * elsewhere (the Redis store passes the shared count), so that if this store has to take over, it
    * goes on from the last count this instance saw rather than from zero.
    */
   hit(key: string, limit: number, atLeast = 0, now = this.clock.now().getTime()): DailyLimitRecord {
-    const day = utcDayNumber(now);
-    // A late reply for yesterday (the Redis store awaits its count) must not reset today.
-    if (day < this.day) return dailyRecord(Math.max(atLeast, 1), limit, secondsUntilReset(now));
-    if (day !== this.day) {
-      this.day = day;
-      this.counts = new Map();
-      this.widened = 0;
-    }
-    const counted = this.keyFor(key);
-    const previous = this.counts.get(counted);
-    if (previous === undefined && counted !== key) this.widen();
+    // A shared count that comes back after its day (the Redis store awaited it) was counted
+    // there: answered as it is, without touching the later day's counts.
+    if (atLeast > 0 && utcDayNumber(now) < this.day)
+      return dailyRecord(atLeast, limit, secondsUntilReset(now));
+    const reset = secondsUntilReset(now, this.dayAt(now));
+    if (!this.inMap(key))
+      return dailyRecord(this.sketch(limit).hit(key, limit, atLeast), limit, reset);
+    const previous = this.counts.get(key);
     const hits = Math.max((previous ?? 0) + 1, atLeast);
-    this.counts.set(previous === undefined ? flat(counted) : counted, hits);
-    return dailyRecord(hits, limit, secondsUntilReset(now));
+    this.counts.set(previous === undefined ? flat(key) : key, hits);
+    return dailyRecord(hits, limit, reset);
   }
 
   /**
    * Sets `key`'s count to `count` exactly and answers this hit: the Redis store follows a shared
-   * count that went down (an operator reset the client). For a key tracked on its own (`tracks`).
+   * count that went down (an operator reset the client). For a key tracked in the Map (`tracks`).
    */
   follow(
     key: string,
@@ -91,9 +84,9 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     return dailyRecord(count, limit, secondsUntilReset(now));
   }
 
-  /** Today's count of `key` under its own key (0 when it has none). */
+  /** The count of `key` in the Map for the day counted in (0 when it has none). */
   count(key: string, now = this.clock.now().getTime()): number {
-    return utcDayNumber(now) === this.day ? (this.counts.get(key) ?? 0) : 0;
+    return utcDayNumber(now) > this.day ? 0 : (this.counts.get(key) ?? 0);
   }
 
   override refuseAtOnce(
@@ -101,49 +94,52 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     limit: number,
     now = this.clock.now().getTime(),
   ): DailyLimitRecord | undefined {
-    if (utcDayNumber(now) !== this.day) return undefined;
-    const counted = this.keyFor(key);
-    const hits = this.counts.get(counted);
+    if (utcDayNumber(now) > this.day) return undefined;
+    const hits = this.inMap(key) ? this.counts.get(key) : this.overflow?.count(key, limit);
     if (hits === undefined || hits < limit) return undefined;
-    this.counts.set(counted, hits + 1);
-    return dailyRecord(hits + 1, limit, secondsUntilReset(now));
+    return this.hit(key, limit, 0, now);
   }
 
   state(): DailyLimitState {
     return { store: 'memory', counting: 'memory', shared: false };
   }
 
-  /** Keys counted today: clients, and the wider prefixes counted once the Map was full. */
+  /** Clients counted exactly today (in the Map). */
   get trackedClients(): number {
     return this.counts.size;
   }
 
-  /** Keys counted today that stand for several clients (0 unless the Map filled). */
-  get widenedKeys(): number {
-    return this.widened;
+  /** The share of the overflow sketch's cells at the limit today (0 until the Map fills). */
+  get overflowSaturation(): number {
+    return this.overflow?.saturation ?? 0;
   }
 
-  /** Whether `key` is counted under a key of its own today (else under a wider one). */
+  /** Whether `key` is counted exactly, in the Map, on the day counted in (else in the sketch). */
   tracks(key: string, now = this.clock.now().getTime()): boolean {
-    return utcDayNumber(now) !== this.day || this.keyFor(key) === key;
+    return utcDayNumber(now) > this.day || this.inMap(key);
   }
 
-  /** The key a client is counted under today: its own, unless it is new and the Map is full. */
-  private keyFor(key: string): string {
-    if (this.counts.size < this.maxClients || this.counts.has(key)) return key;
-    const prefix = prefixKey(key);
-    if (this.counts.has(prefix)) return prefix;
-    const reserve = Math.max(16, Math.ceil(this.maxClients / 10));
-    return this.counts.size >= this.maxClients + reserve ? OVERFLOW_KEY : prefix;
+  /** The day counted in at `now`: the clock's, unless it stepped back behind the latest seen. */
+  private dayAt(now: number): number {
+    const day = utcDayNumber(now);
+    if (day <= this.day) return this.day;
+    this.day = day;
+    this.counts = new Map();
+    this.overflow = undefined;
+    return day;
   }
 
-  /** A wider key is stored: counted, and the day's first logged. */
-  private widen(): void {
-    if (this.widened === 0) {
-      this.logger.warn(
-        `${this.maxClients} clients counted today (MAX_TRACKED_CLIENTS): new clients now share the budget of their IPv4 /16 or IPv6 /32 until 00:00 UTC`,
-      );
-    }
-    this.widened += 1;
+  private inMap(key: string): boolean {
+    return this.counts.size < this.maxClients || this.counts.has(key);
+  }
+
+  /** The day's sketch, made (and logged) on the first client past the Map. */
+  private sketch(limit: number): CountMinSketch {
+    if (this.overflow) return this.overflow;
+    this.logger.warn(
+      `${this.maxClients} clients counted today (MAX_TRACKED_CLIENTS): new clients are now counted in a ${this.sketchMegabytes} MiB sketch (OVERFLOW_SKETCH_MB), each held to its limit, until 00:00 UTC`,
+    );
+    this.overflow = new CountMinSketch(this.sketchMegabytes * 2 ** 20, SKETCH_ROWS, limit);
+    return this.overflow;
   }
 }

@@ -50,7 +50,12 @@ const throttlerOptions = (policy: DailyLimitPolicy): ThrottlerModuleOptions => (
       provide: MemoryDailyLimitStorage,
       inject: [Clock, ConfigService],
       useFactory: (clock: Clock, config: ConfigService<Environment, true>) =>
-        new MemoryDailyLimitStorage(clock, config.get('MAX_TRACKED_CLIENTS', { infer: true })),
+        new MemoryDailyLimitStorage(
+          clock,
+          config.get('MAX_TRACKED_CLIENTS', { infer: true }),
+          undefined,
+          config.get('OVERFLOW_SKETCH_MB', { infer: true }),
+        ),
     },
     {
       provide: DailyLimitStorage,
