@@ -6,6 +6,7 @@ import { ShutdownState } from './common/shutdown-state';
 import { Environment, InvalidConfigurationError } from './config/environment';
 import { edgeOf } from './edge/edge';
 import { enableGracefulShutdown } from './edge/shutdown';
+import { EvictingRedisError } from './rate-limit/redis-server-check';
 
 async function bootstrap(): Promise<void> {
   const app = await createApp();
@@ -27,10 +28,13 @@ async function bootstrap(): Promise<void> {
   );
 }
 
-// A bad variable (ConfigModule validates the environment) or a port that cannot be had stops
-// start-up with one line naming the variable; any other failure with its stack.
+// A bad variable (ConfigModule validates the environment), a port that cannot be had or a Redis
+// that may evict the daily counters stops start-up with one line; any other failure with its stack.
 bootstrap().catch((error: unknown) => {
-  const bad = error instanceof InvalidConfigurationError || error instanceof ListenError;
+  const bad =
+    error instanceof InvalidConfigurationError ||
+    error instanceof ListenError ||
+    error instanceof EvictingRedisError;
   console.error(
     bad ? error.message : `Failed to start: ${(error as Error)?.stack ?? String(error)}`,
   );

@@ -1,4 +1,4 @@
-import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS, sleep, waitFor } from '../src/testing/processes';
 import { health, redisHealth, remaining } from './helpers/daily-limit';
 import { depreciate, send, TimedAnswer } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
@@ -187,6 +187,35 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
         await waitFor('the instance to share counters', () => isShared(lonely));
       } finally {
         await lonely.stop();
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'keeps every request in flight on a frozen Redis within REDIS_COMMAND_TIMEOUT_MS',
+    async () => {
+      // Long enough to tell one timeout from two however loaded the machine is.
+      const timeoutMs = 1_000;
+      const slow = await startInstance({ REDIS_COMMAND_TIMEOUT_MS: String(timeoutMs) });
+      const sent: Promise<TimedAnswer>[] = [];
+      try {
+        await untilShared(slow);
+        redis.pause();
+        // One request, then more while its command is waiting on the frozen Redis.
+        for (let i = 0; i < 4; i++) {
+          sent.push(depreciate(slow.port, { from: `127.0.0.${31 + i}` }));
+          await sleep(100);
+        }
+        const answers = await Promise.all(sent);
+        expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+        // The first waited for the configured timeout, not the default 200 ms…
+        expect(answers[0].ms).toBeGreaterThanOrEqual(timeoutMs - 50);
+        // …and none waited for two (1.9 s for the second before the bound was kept).
+        for (const answer of answers) expect(answer.ms).toBeLessThan(timeoutMs * 1.5);
+      } finally {
+        redis.resume();
+        await slow.stop();
       }
     },
     PROCESS_TEST_TIMEOUT_MS,

@@ -20,6 +20,8 @@ const DEFAULTS = {
   REDIS_SENTINEL_USERNAME: '',
   REDIS_SENTINEL_PASSWORD: '',
   REDIS_SENTINEL_TLS: false,
+  REDIS_ALLOW_EVICTION: false,
+  REDIS_COMMAND_TIMEOUT_MS: 200,
   READINESS_REQUIRES_SHARED_COUNTERS: false,
   TRUST_PROXY: false,
   LOG_LEVEL: 'info',
@@ -137,6 +139,21 @@ describe('validateEnvironment: the daily-limit store and client identity', () =>
       'Invalid configuration: READINESS_REQUIRES_SHARED_COUNTERS="yes" must be true or false',
     ],
     [
+      'REDIS_ALLOW_EVICTION',
+      'yes',
+      'Invalid configuration: REDIS_ALLOW_EVICTION="yes" must be true or false',
+    ],
+    [
+      'REDIS_COMMAND_TIMEOUT_MS',
+      '5',
+      'Invalid configuration: REDIS_COMMAND_TIMEOUT_MS="5" must be a whole number of milliseconds, from 10 to 10000',
+    ],
+    [
+      'REDIS_COMMAND_TIMEOUT_MS',
+      '0.5',
+      'Invalid configuration: REDIS_COMMAND_TIMEOUT_MS="0.5" must be a whole number of milliseconds, from 10 to 10000',
+    ],
+    [
       'TRUST_PROXY',
       'true',
       'Invalid configuration: TRUST_PROXY="true" must be off, a hop count (0-32), or comma-separated proxy addresses or CIDRs (loopback, linklocal and uniquelocal name ranges)',
@@ -176,6 +193,14 @@ describe('validateEnvironment: the daily-limit store and client identity', () =>
     expect(strict.READINESS_REQUIRES_SHARED_COUNTERS).toBe(true);
     const lax = validateEnvironment({ READINESS_REQUIRES_SHARED_COUNTERS: 'false' });
     expect(lax.READINESS_REQUIRES_SHARED_COUNTERS).toBe(false);
+  });
+
+  it('reads REDIS_ALLOW_EVICTION as true or false, and REDIS_COMMAND_TIMEOUT_MS in ms', () => {
+    expect(validateEnvironment({ REDIS_ALLOW_EVICTION: 'true' }).REDIS_ALLOW_EVICTION).toBe(true);
+    expect(validateEnvironment({ REDIS_ALLOW_EVICTION: 'false' }).REDIS_ALLOW_EVICTION).toBe(false);
+    expect(validateEnvironment({ REDIS_COMMAND_TIMEOUT_MS: '1000' }).REDIS_COMMAND_TIMEOUT_MS).toBe(
+      1_000,
+    );
   });
 
   it('keeps a password in REDIS_URL out of the error', () => {

@@ -20,6 +20,9 @@ export const DEFAULT_MAX_TRACKED_CLIENTS = 1_000_000;
 /** The memory, in MiB, of the sketch that counts clients past MAX_TRACKED_CLIENTS (OVERFLOW_SKETCH_MB). */
 export const DEFAULT_OVERFLOW_SKETCH_MB = 128;
 
+/** How long a request waits for Redis when REDIS_COMMAND_TIMEOUT_MS is not set, in ms. */
+export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 200;
+
 /** The force-exit timeout after SIGTERM/SIGINT, in ms, when SHUTDOWN_TIMEOUT_MS is not set. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
@@ -95,6 +98,18 @@ export class Environment {
   @Transform(toBoolean)
   @IsBoolean({ message: 'must be true or false' })
   REDIS_SENTINEL_TLS: boolean = false;
+
+  /**
+   * Whether the Redis store may count in a Redis whose `maxmemory-policy` can evict keys (every
+   * policy but noeviction): a counter evicted is a fresh budget. False: such a Redis stops start-up.
+   */
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'must be true or false' })
+  REDIS_ALLOW_EVICTION: boolean = false;
+
+  /** How long a request waits for Redis before it is counted in this instance's memory, in ms. */
+  @WholeNumber(10, 10_000, 'must be a whole number of milliseconds, from 10 to 10000')
+  REDIS_COMMAND_TIMEOUT_MS: number = DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
 
   /** Whether readiness answers 503 while this instance counts alone (Redis unavailable). */
   @Transform(toBoolean)

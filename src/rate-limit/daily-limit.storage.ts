@@ -16,6 +16,11 @@ export interface DailyLimitState {
   shared: boolean;
   /** When the Redis store last changed where it counts (ISO 8601 UTC). */
   since?: string;
+  /**
+   * With Redis: the `maxmemory-policy` that can evict counters, when a primary has one (accepted
+   * with REDIS_ALLOW_EVICTION=true, or refused: then the instance counts in memory).
+   */
+  evictionPolicy?: string;
 }
 
 /**

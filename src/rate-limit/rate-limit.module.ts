@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Logger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
@@ -26,7 +26,11 @@ function dailyLimitStorage(
     REDIS_SETTINGS.map((name) => [name, config.get(name, { infer: true })]),
   ) as RedisSettings;
   const client = createRedisClientFor(settings);
-  return new RedisDailyLimitStorage(client, memory, clock, redisAddress(settings));
+  const allowEviction = config.get('REDIS_ALLOW_EVICTION', { infer: true });
+  const logger = new Logger('DailyLimit');
+  return new RedisDailyLimitStorage(client, memory, clock, redisAddress(settings), logger, {
+    allowEviction,
+  });
 }
 
 /** @nestjs/throttler's options: one unnamed throttler (so a plain `@SkipThrottle()` frees a route). */

@@ -1,10 +1,7 @@
 import Redis, { Cluster, RedisOptions } from 'ioredis';
-import type { Environment } from '../config/environment';
+import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS, type Environment } from '../config/environment';
 import { parseRedisNodes, RedisNode, RedisTopology, redisTopology } from '../config/redis-topology';
 import { DAILY_COUNT_LUA } from './redis-daily-count';
-
-/** A reply slower than this counts as Redis unavailable: the request is counted in memory. */
-export const REDIS_COMMAND_TIMEOUT_MS = 200;
 
 /** A connection to the daily counters: one server (directly or found by Sentinel) or a Cluster. */
 export type RedisClient = Redis | Cluster;
@@ -21,6 +18,7 @@ export const REDIS_SETTINGS = [
   'REDIS_SENTINEL_USERNAME',
   'REDIS_SENTINEL_PASSWORD',
   'REDIS_SENTINEL_TLS',
+  'REDIS_COMMAND_TIMEOUT_MS',
 ] as const satisfies (keyof Environment)[];
 export type RedisSettings = Pick<Environment, (typeof REDIS_SETTINGS)[number]>;
 
@@ -28,17 +26,18 @@ const SCRIPTS = { dailyCount: { lua: DAILY_COUNT_LUA, numberOfKeys: 1 } };
 
 /**
  * Options shared by every topology, so that a request never waits for Redis: no offline queue (a
- * command while disconnected fails at once), a bounded reply time (per command, pipelined or not),
- * no retried commands. A primary demoted while connected (a failover that kept it alive, a managed
- * endpoint that moved) answers writes with READONLY: the connection is dropped and made again, to
- * whatever is primary now.
+ * command while disconnected fails at once), a bounded reply time (per command, pipelined or not:
+ * REDIS_COMMAND_TIMEOUT_MS), no retried commands. A primary demoted while connected (a failover
+ * that kept it alive, a managed endpoint that moved) answers writes with READONLY: the connection
+ * is dropped and made again, to whatever is primary now.
  */
-const NEVER_WAIT = {
-  commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-  connectTimeout: 1_000,
-  maxRetriesPerRequest: 0,
-  reconnectOnError: (error: Error) => error.message.startsWith('READONLY'),
-} satisfies RedisOptions;
+const neverWait = (commandTimeout: number) =>
+  ({
+    commandTimeout,
+    connectTimeout: 1_000,
+    maxRetriesPerRequest: 0,
+    reconnectOnError: (error: Error) => error.message.startsWith('READONLY'),
+  }) satisfies RedisOptions;
 
 /** Reconnection forever in the background, at most a second apart. */
 const retryStrategy = (attempt: number) => Math.min(attempt * 100, 1_000);
@@ -48,17 +47,21 @@ const retryStrategy = (attempt: number) => Math.min(attempt * 100, 1_000);
  * The commands of one event-loop turn share one write and one read (automatic pipelining): under
  * load, several requests per round trip, and redis-server spends less than half the CPU per request.
  */
-const ONE_SERVER = {
-  ...NEVER_WAIT,
-  enableOfflineQueue: false,
-  enableAutoPipelining: true,
-  retryStrategy,
-  scripts: SCRIPTS,
-} satisfies RedisOptions;
+const oneServer = (commandTimeout: number) =>
+  ({
+    ...neverWait(commandTimeout),
+    enableOfflineQueue: false,
+    enableAutoPipelining: true,
+    retryStrategy,
+    scripts: SCRIPTS,
+  }) satisfies RedisOptions;
 
 /** A client for one server at `url` (valid: environment.ts checks its database number). */
-export function createRedisClient(url: string): Redis {
-  return new Redis(url, ONE_SERVER);
+export function createRedisClient(
+  url: string,
+  commandTimeout = DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+): Redis {
+  return new Redis(url, oneServer(commandTimeout));
 }
 
 const nodesOf = (list: string): RedisNode[] => parseRedisNodes(list) ?? [];
@@ -67,7 +70,8 @@ const orUndefined = (value: string) => (value === '' ? undefined : value);
 /** The client the settings describe: REDIS_URL, the sentinels' primary, or the cluster. */
 export function createRedisClientFor(settings: RedisSettings): RedisClient {
   const topology = redisTopology(settings);
-  if (topology === 'standalone') return createRedisClient(settings.REDIS_URL);
+  const timeout = settings.REDIS_COMMAND_TIMEOUT_MS;
+  if (topology === 'standalone') return createRedisClient(settings.REDIS_URL, timeout);
   const auth = {
     username: orUndefined(settings.REDIS_USERNAME),
     password: orUndefined(settings.REDIS_PASSWORD),
@@ -75,7 +79,7 @@ export function createRedisClientFor(settings: RedisSettings): RedisClient {
   };
   if (topology === 'sentinel') {
     return new Redis({
-      ...ONE_SERVER,
+      ...oneServer(timeout),
       ...auth,
       sentinels: nodesOf(settings.REDIS_SENTINELS),
       name: settings.REDIS_SENTINEL_NAME,
@@ -88,7 +92,7 @@ export function createRedisClientFor(settings: RedisSettings): RedisClient {
     });
   }
   return new Cluster(nodesOf(settings.REDIS_CLUSTER_NODES), {
-    redisOptions: { ...NEVER_WAIT, ...auth },
+    redisOptions: { ...neverWait(timeout), ...auth },
     enableOfflineQueue: false,
     // Not in a Cluster: a pipeline whose commands all failed alike (the slot's primary died) is
     // sent again once the slots move, including a command that already timed out there and was
@@ -102,6 +106,21 @@ export function createRedisClientFor(settings: RedisSettings): RedisClient {
     slotsRefreshTimeout: 500,
     scripts: SCRIPTS,
   });
+}
+
+/**
+ * `command`, or a rejection once the client's command timeout has passed since now. With automatic
+ * pipelining, ioredis sends one pipeline at a time: a command issued while a frozen Redis holds
+ * the previous one waits for that one's timeout before its own starts (twice the timeout in all).
+ * This bounds the wait from the moment of asking; the command itself may still reach Redis.
+ */
+export function withinCommandTimeout<T>(client: RedisClient, command: Promise<T>): Promise<T> {
+  if (client instanceof Cluster) return command; // no automatic pipelining: ioredis's bound holds
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error('Command timed out')), client.options.commandTimeout);
+  });
+  return Promise.race([command, deadline]).finally(() => clearTimeout(timer));
 }
 
 /** Where the client counts, for logs (never a password). */

@@ -10,10 +10,11 @@ import {
 } from './daily-limit.storage';
 import { secondsUntilReset, utcDayNumber } from './daily-window';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
-import { RedisClient, redisTopologyOf } from './redis-client';
+import { RedisClient, redisTopologyOf, withinCommandTimeout } from './redis-client';
 import { RedisCatchUp } from './redis-catch-up';
 import { RedisContributions } from './redis-contributions';
 import { keyTtl, redisKey } from './redis-daily-count';
+import { EvictingRedisError, RedisServerCheck } from './redis-server-check';
 
 export { EXPIRY_GRACE_SECONDS, REDIS_KEY_PREFIX, redisKey } from './redis-daily-count';
 /** While counting alone, how often the store asks Redis whether it is back. */
@@ -52,6 +53,7 @@ export class RedisDailyLimitStorage
   private closing = false;
   private readonly contributions: RedisContributions;
   private readonly catchUp: RedisCatchUp;
+  private readonly serverCheck: RedisServerCheck;
   private recovering?: Promise<void>;
   private probe?: NodeJS.Timeout;
   private started?: Promise<void>;
@@ -63,8 +65,10 @@ export class RedisDailyLimitStorage
     private readonly clock: Clock,
     private readonly address: string,
     private readonly logger: LoggerService = new Logger('DailyLimit'),
+    { allowEviction = false }: { allowEviction?: boolean } = {},
   ) {
     super();
+    this.serverCheck = new RedisServerCheck(redis, address, allowEviction, logger);
     this.since = clock.now();
     this.contributions = new RedisContributions(memory.maxClients);
     this.catchUp = new RedisCatchUp(
@@ -91,15 +95,17 @@ export class RedisDailyLimitStorage
       let reply: unknown;
       let failed = false;
       try {
-        reply = await this.redis.dailyCount(
+        const ttl = keyTtl(utcDayNumber(now), now);
+        const command = this.redis.dailyCount(
           redisKeyNow,
           this.instance,
           1,
-          keyTtl(utcDayNumber(now), now),
+          ttl,
           floor,
           own,
           'add',
         );
+        reply = await withinCommandTimeout(this.redis, command);
       } catch (error) {
         failed = true;
         this.failed(error instanceof Error ? error.message : String(error));
@@ -128,7 +134,9 @@ export class RedisDailyLimitStorage
     const shared = this.counting === 'redis' && this.partlySince === undefined;
     const since = (this.partlySince ?? this.since).toISOString();
     const topology = redisTopologyOf(this.redis);
-    return { store: 'redis', topology, counting: this.counting, shared, since };
+    const { evictionPolicy } = this.serverCheck;
+    const state = { store: 'redis', topology, counting: this.counting, shared, since } as const;
+    return evictionPolicy === undefined ? state : { ...state, evictionPolicy };
   }
 
   /** Waits briefly for Redis so the first requests are shared; serves from memory if it is down. */
@@ -228,8 +236,9 @@ export class RedisDailyLimitStorage
   private recover(): Promise<void> {
     if (this.counting === 'redis' || this.closing) return Promise.resolve();
     const failures = this.failures;
-    this.recovering ??= this.catchUp
+    this.recovering ??= this.serverCheck
       .run()
+      .then(() => this.catchUp.run())
       .then(() => {
         if (failures !== this.failures || this.closing) return;
         if (!(this.redis instanceof Cluster)) clearInterval(this.probe);
@@ -252,7 +261,18 @@ export class RedisDailyLimitStorage
   private async start(): Promise<void> {
     if (this.redis.status !== 'ready') await this.firstReady();
     await this.recovering;
-    if (this.counting === 'memory' && !this.catchUp.databaseRefused) {
+    // Only before serving: an instance that meets such a Redis later goes on counting alone.
+    if (this.serverCheck.refusal) {
+      this.closing = true;
+      this.redis.disconnect();
+      throw new EvictingRedisError(this.serverCheck.refusal);
+    }
+    this.serverCheck.serving = true;
+    if (
+      this.counting === 'memory' &&
+      !this.catchUp.databaseRefused &&
+      !this.serverCheck.keepsAlone
+    ) {
       this.logger.warn(
         `Redis at ${this.address} unavailable at start-up (${this.lastError}): counting in this instance's memory until it is back`,
       );

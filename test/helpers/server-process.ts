@@ -79,14 +79,19 @@ export async function startServer(
   return server;
 }
 
-/** Runs `node dist/main.js` to its end (for start-up failures): its exit code, stdout and stderr. */
+/**
+ * Runs `node dist/main.js` to its end (for start-up failures): its exit code, stdout and stderr.
+ * A server that starts instead is stopped (SIGTERM) after START_TIMEOUT_MS.
+ */
 export async function runToExit(
   env: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const run = RunningProcess.start(process.execPath, [MAIN_JS], {
     env: { ...process.env, HOST, ...env },
   });
+  const timer = setTimeout(() => void run.stop(), START_TIMEOUT_MS);
   const { code } = await run.exited;
+  clearTimeout(timer);
   return { code, stdout: run.stdout, stderr: run.stderr };
 }
 

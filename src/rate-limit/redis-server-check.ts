@@ -1,0 +1,126 @@
+import type { LoggerService } from '@nestjs/common';
+import Redis, { Cluster } from 'ioredis';
+import type { RedisClient } from './redis-client';
+import { REDIS_KEY_PREFIX } from './redis-daily-count';
+
+/** A key of the store's own, for the script permission probe (nothing is written to it). */
+const PROBE_KEY = `${REDIS_KEY_PREFIX}:permission-probe`;
+/** A SHA no script has: EVALSHA answers NOSCRIPT when the user may run it, NOPERM when not. */
+const NO_SUCH_SCRIPT = '0'.repeat(40);
+
+/** Redis's maxmemory-policy allows evicting daily counters and the operator has not accepted it. */
+export class EvictingRedisError extends Error {}
+
+const isReplyError = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'ReplyError';
+const isDenied = (error: Error) => isReplyError(error) && error.message.startsWith('NOPERM');
+const toError = (reason: unknown): Error =>
+  reason instanceof Error ? reason : new Error(String(reason));
+
+/** The connections to every primary: the one server, or each master node of a Cluster. */
+const primariesOf = (redis: RedisClient): Redis[] =>
+  redis instanceof Cluster ? redis.nodes('master') : [redis];
+
+/**
+ * What the Redis store checks before it counts in a Redis (at start-up, and each time it comes back
+ * to Redis): that no primary may evict keys (`maxmemory-policy noeviction`; every counter has an
+ * expiry, so even the volatile-* policies evict them), and that the user may run the store's script
+ * (EVAL and EVALSHA on its keys). `run` rejects when the store must count in memory instead, and
+ * logs each new finding once. A reply error to CONFIG (a managed Redis that renames or forbids it)
+ * is a policy it cannot check: one warning, and the store counts in Redis.
+ */
+export class RedisServerCheck {
+  /** The evicting policies found at the last check (`allkeys-lru`), accepted or not. */
+  evictionPolicy?: string;
+  /** Set when the last check found an evicting policy the operator has not accepted. */
+  refusal?: string;
+  /** Whether the last check found that the user may not run the script. */
+  private denied = false;
+  /**
+   * Set once the instance serves: from then on a refusal is logged and the store counts alone;
+   * before, it stops start-up (the store throws `refusal`) and is not logged twice.
+   */
+  serving = false;
+  private logged = new Set<string>();
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly address: string,
+    private readonly allowEviction: boolean,
+    private readonly logger: LoggerService,
+  ) {}
+
+  /** Whether the last check keeps the store counting in memory (and has said why). */
+  get keepsAlone(): boolean {
+    return this.denied || this.refusal !== undefined;
+  }
+
+  async run(): Promise<void> {
+    const primaries = primariesOf(this.redis);
+    this.denied = false;
+    await this.checkScript(primaries);
+    const policies = await Promise.all(primaries.map((node) => this.policyOf(node)));
+    const evicting = policies.filter((policy) => policy !== undefined && policy !== 'noeviction');
+    this.evictionPolicy = evicting.length > 0 ? [...new Set(evicting)].join(', ') : undefined;
+    this.refusal = undefined;
+    if (this.evictionPolicy === undefined) return;
+    const found = `Redis at ${this.address} has maxmemory-policy ${this.evictionPolicy}, which can evict the daily counters (an evicted counter is a fresh budget)`;
+    if (this.allowEviction) return this.once(`${found}: accepted (REDIS_ALLOW_EVICTION=true)`);
+    this.refusal = `${found}: noeviction is required (or set REDIS_ALLOW_EVICTION=true to accept the risk)`;
+    if (this.serving)
+      this.once(`${this.refusal}; counting in this instance's memory until it is noeviction`);
+    throw new EvictingRedisError(this.refusal);
+  }
+
+  /** The primary's policy; undefined when it cannot be read (logged once). */
+  private async policyOf(node: Redis): Promise<string | undefined> {
+    let reply: unknown;
+    try {
+      reply = await node.call('CONFIG', 'GET', 'maxmemory-policy');
+    } catch (error) {
+      if (!isReplyError(error)) throw error;
+      return this.unchecked(node, (error as Error).message);
+    }
+    if (Array.isArray(reply) && typeof reply[1] === 'string') return reply[1];
+    return this.unchecked(node, `CONFIG GET answered ${JSON.stringify(reply)}`);
+  }
+
+  private unchecked(node: Redis, reason: string): undefined {
+    // A Cluster's node by its address; one server by the address the operator gave.
+    const where =
+      this.redis instanceof Cluster ? `${node.options.host}:${node.options.port}` : this.address;
+    this.once(
+      `Could not check the maxmemory-policy of Redis at ${where} (${reason}): it must be noeviction, or counters may be evicted`,
+    );
+    return undefined;
+  }
+
+  /** Rejects, logging once, when a primary refuses the user EVAL or EVALSHA on the store's keys. */
+  private async checkScript(primaries: Redis[]): Promise<void> {
+    const probes = primaries.flatMap((node) => [
+      node.call('EVALSHA', NO_SUCH_SCRIPT, 1, PROBE_KEY),
+      node.call('EVAL', 'return 0', 1, PROBE_KEY),
+    ]);
+    const results = await Promise.allSettled(probes);
+    const failures = results.flatMap((result) =>
+      result.status === 'rejected' ? [toError(result.reason)] : [],
+    );
+    const denied = failures.find(isDenied);
+    if (denied) {
+      this.denied = true;
+      this.once(
+        `Redis at ${this.address} does not let this user run the daily-count script (${denied.message}): counting in this instance's memory until it does`,
+      );
+      throw denied;
+    }
+    // NOSCRIPT is the allowed answer; in a Cluster, MOVED from a node that does not hold the key.
+    const other = failures.find((error) => !isReplyError(error));
+    if (other !== undefined) throw other;
+  }
+
+  private once(line: string): void {
+    if (this.logged.has(line)) return;
+    this.logged.add(line);
+    this.logger.warn(line);
+  }
+}
