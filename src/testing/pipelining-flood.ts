@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { sleep } from './processes';
@@ -52,12 +52,16 @@ export function residentBytes(pid: number): number {
   }
 }
 
-/** The time one `GET /health/live` takes from `localAddress`, on a connection of its own. */
-function probe(port: number, localAddress: string): Promise<number> {
+/**
+ * The time one `GET /health/live` takes from `localAddress`, on `agent`'s keep-alive connection
+ * (opened before the flood): the server's answering, not the kernel's accept queue, which a burst
+ * of new connections can overflow (a dropped SYN is sent again after 1 s).
+ */
+function probe(port: number, localAddress: string, agent: Agent): Promise<number> {
   const start = performance.now();
   return new Promise((resolve) => {
     const done = () => resolve(performance.now() - start);
-    const ask = request({ port, path: '/health/live', localAddress, agent: false }, (answer) =>
+    const ask = request({ port, path: '/health/live', localAddress, agent }, (answer) =>
       answer.resume().once('end', done),
     );
     ask.setTimeout(PROBE_TIMEOUT_MS, () => ask.destroy());
@@ -81,7 +85,9 @@ function flooder(port: number, localAddress: string, payload: Buffer): Promise<S
 /** Runs the flood; every socket it opened is destroyed before it resolves. */
 export async function pipeliningFlood(options: FloodOptions): Promise<FloodFigures> {
   const { port, pid, connections, addresses, third } = options;
-  const payload = Buffer.from(FLOOD_REQUEST.repeat(Math.ceil(options.bytesEach / FLOOD_REQUEST.length)));
+  const payload = Buffer.from(
+    FLOOD_REQUEST.repeat(Math.ceil(options.bytesEach / FLOOD_REQUEST.length)),
+  );
   const baselineBytes = residentBytes(pid);
   const figures = { baselineBytes, peakBytes: baselineBytes, opened: 0, slowestProbeMs: 0 };
   const tooBig = () => figures.peakBytes - baselineBytes > options.stopAboveBytes;
@@ -90,9 +96,11 @@ export async function pipeliningFlood(options: FloodOptions): Promise<FloodFigur
   }, SAMPLE_EVERY_MS);
   let flooding = true;
   let probes = 0;
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  await probe(port, `127.0.${third}.250`, agent);
   const probing = (async () => {
     while (flooding) {
-      const ms = await probe(port, `127.0.${third}.250`);
+      const ms = await probe(port, `127.0.${third}.250`, agent);
       figures.slowestProbeMs = Math.max(figures.slowestProbeMs, ms);
       probes += 1;
       await sleep(100);
@@ -114,6 +122,7 @@ export async function pipeliningFlood(options: FloodOptions): Promise<FloodFigur
     clearInterval(sampler);
     sockets.forEach((socket) => socket.destroy());
     await probing;
+    agent.destroy();
   }
   return { ...figures, probes };
 }
