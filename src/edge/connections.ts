@@ -160,6 +160,16 @@ export function markClosing(socket: Socket): void {
 export const isClosing = (socket: Socket): boolean => (socket as TrackedSocket)[CLOSING] === true;
 
 /**
+ * Whether nothing more `socket` sends is for the application: an answer on it will close it, and
+ * no request it admitted is still arriving (a request admitted while shutting down still needs its
+ * body).
+ */
+export function nothingMoreToParse(socket: Socket): boolean {
+  const tracked = socket as TrackedSocket;
+  return tracked[CLOSING] === true && tracked[CURRENT]?.complete !== false;
+}
+
+/**
  * What a connection holds: nothing at all (idle, or new and silent), the start of a request whose
  * headers are not whole yet, a request whose body is still arriving, or one being handled.
  */

@@ -20,11 +20,18 @@ import {
   requestArrived,
   isClosing,
   markClosing,
+  nothingMoreToParse,
   requestsWaiting,
   whenAllAnswered,
 } from './connections';
 import { OVER_CONNECTION_CAP_MESSAGE } from './error-messages';
-import { type LingeringBounds, lingerOnClose, lingeringClose } from './lingering-close';
+import {
+  isLingering,
+  type LingeringBounds,
+  lingerOnClose,
+  lingeringClose,
+} from './lingering-close';
+import { parseInSlices } from './read-slices';
 import { type IdentifiedRequest, identifyRequest } from './request-id';
 
 export interface EdgeOptions {
@@ -81,6 +88,7 @@ function recordOf(response: ObservedResponse): AnswerRecord {
  * the metrics server's handler), in one place (docs/operations.md, "Robustness").
  * - Connections: Node's ceiling for all clients, the per-client cap with its 503 answers, the
  *   header, request and keep-alive timeouts checked every second.
+ * - Reads: handed to Node's parser a slice at a time, none once nothing more is to be parsed.
  * - Every answer: its request id, its observers (log, metrics), the pipelining depth, and after
  *   the shutdown signal `Connection: close`.
  * - Refusals are answers: Node's own bare answers (parser errors, timeouts, `Expect`) get the error
@@ -111,6 +119,7 @@ export function installEdge(server: Server, options: EdgeOptions): Edge {
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
     lingerOnClose(socket, lingering);
+    parseInSlices(socket, () => isLingering(socket) || nothingMoreToParse(socket));
   });
   capConnectionsPerClient(server, limits, options.isTrustedProxy, (socket) =>
     answerOnSocket(socket, 503, {
@@ -174,11 +183,11 @@ export function edgeOf(server: Server): Edge {
 }
 
 /**
- * A client past the pipelining depth: Node parses everything in what it has read, and would hold
- * an answer for each request however many it sends without reading. The connection stops being
- * read at once; the requests it already had admitted are answered (a request counted is a request
- * answered), the rest are dropped unhandled and uncounted, and once the last admitted answer is
- * sent the connection ends with a lingering close.
+ * A client past the pipelining depth: Node would hold a request and an answer for each request it
+ * sends without reading. The connection stops being read and parsed at once (what is left of the
+ * read is dropped unparsed, parseInSlices); the requests it already had admitted are answered (a
+ * request counted is a request answered), the rest are dropped unhandled and uncounted, and once
+ * the last admitted answer is sent the connection ends with a lingering close.
  */
 function stopReading(socket: Socket, lingering: LingeringBounds): void {
   markClosing(socket);
