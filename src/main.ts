@@ -6,6 +6,7 @@ import { ShutdownState } from './common/shutdown-state';
 import { Environment, InvalidConfigurationError } from './config/environment';
 import { edgeOf } from './edge/edge';
 import { enableGracefulShutdown } from './edge/shutdown';
+import { stdoutWritten } from './logging/stdout-log';
 
 async function bootstrap(): Promise<void> {
   const app = await createApp();
@@ -15,6 +16,7 @@ async function bootstrap(): Promise<void> {
     drainDelayMs: config.get('SHUTDOWN_DRAIN_DELAY_MS', { infer: true }),
     onSignal: () => (app.get(ShutdownState).draining = true),
     close: () => app.close(),
+    flushed: () => stdoutWritten(),
   });
   const [port, host] = [config.get('PORT', { infer: true }), config.get('HOST', { infer: true })];
   await app.listen(port, host).catch((error: unknown) => {
@@ -29,10 +31,12 @@ async function bootstrap(): Promise<void> {
 
 // A bad variable (ConfigModule validates the environment) or a port that cannot be had stops
 // start-up with one line naming the variable; any other failure with its stack.
-bootstrap().catch((error: unknown) => {
+bootstrap().catch(async (error: unknown) => {
   const bad = error instanceof InvalidConfigurationError || error instanceof ListenError;
   console.error(
     bad ? error.message : `Failed to start: ${(error as Error)?.stack ?? String(error)}`,
   );
+  // The log's lines (written before the failure) are not lost to the exit.
+  await stdoutWritten();
   process.exit(1);
 });
