@@ -7,6 +7,7 @@ import { Environment, InvalidConfigurationError } from './config/environment';
 import { edgeOf } from './edge/edge';
 import { enableGracefulShutdown } from './edge/shutdown';
 import { EvictingRedisError } from './rate-limit/redis-server-check';
+import { stdoutWritten } from './logging/stdout-log';
 
 async function bootstrap(): Promise<void> {
   const app = await createApp();
@@ -16,6 +17,7 @@ async function bootstrap(): Promise<void> {
     drainDelayMs: config.get('SHUTDOWN_DRAIN_DELAY_MS', { infer: true }),
     onSignal: () => (app.get(ShutdownState).draining = true),
     close: () => app.close(),
+    flushed: () => stdoutWritten(),
   });
   const [port, host] = [config.get('PORT', { infer: true }), config.get('HOST', { infer: true })];
   await app.listen(port, host).catch((error: unknown) => {
@@ -30,7 +32,7 @@ async function bootstrap(): Promise<void> {
 
 // A bad variable (ConfigModule validates the environment), a port that cannot be had or a Redis
 // that may evict the daily counters stops start-up with one line; any other failure with its stack.
-bootstrap().catch((error: unknown) => {
+bootstrap().catch(async (error: unknown) => {
   const bad =
     error instanceof InvalidConfigurationError ||
     error instanceof ListenError ||
@@ -38,5 +40,7 @@ bootstrap().catch((error: unknown) => {
   console.error(
     bad ? error.message : `Failed to start: ${(error as Error)?.stack ?? String(error)}`,
   );
+  // The log's lines (written before the failure) are not lost to the exit.
+  await stdoutWritten();
   process.exit(1);
 });

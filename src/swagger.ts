@@ -37,9 +37,9 @@ function refuseUnknownFields(document: OpenAPIObject): void {
 
 /**
  * The OpenAPI document of `app` with its daily `limit`. The errors every route can answer (408 and
- * 431 from Node's parser, 429 past the daily limit, 500, 503 over the connection cap) are global
- * responses, so a module a team adds is documented with them without touching this file; a new
- * tag (`@ApiTags`) is declared here with its description, or the OpenAPI lint (redocly.yaml,
+ * 431 from Node's parser, 429 past the daily limit, 500, 503 over the connection cap, 505 for an
+ * HTTP version other than 1.0 or 1.1) are global responses, so a module a team adds is documented
+ * with them without touching this file; a new tag (`@ApiTags`) is declared here with its description, or the OpenAPI lint (redocly.yaml,
  * `operation-tag-defined`) fails. The one server is `/`, the host that serves the document: what a
  * client assumes when none is given, said out loud (`no-empty-servers`).
  */
@@ -94,6 +94,14 @@ export function buildOpenApiDocument(app: INestApplication, limit: number): Open
           },
         },
         example: { statusCode: 503, message: OVER_CONNECTION_CAP_MESSAGE },
+      },
+      {
+        status: 505,
+        description:
+          'A request line whose HTTP version is not 1.0 or 1.1 (HTTP/2.0, HTTP/0.9). Not counted; ' +
+          'the connection is closed.',
+        type: ErrorResponseDto,
+        example: { statusCode: 505, message: STATUS_CODES[505] },
       },
     )
     .build();

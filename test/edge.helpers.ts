@@ -37,7 +37,8 @@ export function fetchRequest({ port, body }: { port: number; body: Buffer }): Pr
 }
 
 /**
- * curl POSTing the body in `file` (curl sends `Expect: 100-continue` for a body over 1 MiB). One
+ * curl POSTing the body in `file` (curl sends `Expect: 100-continue` for a body over 1 MiB), with
+ * `headers` (`Name: value`) besides its Content-Type. One
  * call of curl may make several requests at once (`--parallel`): one outcome each, with the
  * status and body (not the headers), or curl's exit code as the error.
  */
@@ -48,13 +49,15 @@ export function curlRequests(
     count = 1,
     from,
     parallel = false,
-  }: { file: string; count?: number; from?: string; parallel?: boolean },
+    headers = [],
+  }: { file: string; count?: number; from?: string; parallel?: boolean; headers?: string[] },
 ): Promise<Outcome[]> {
   const url = `http://127.0.0.1:${port}/api/depreciate`;
   // Per transfer: its body, type, address and one line with its curl exit code and status.
   const one = [
     ...(from ? ['--interface', from] : []),
     ...['-w', '\n%{exitcode} %{http_code}\n', '-H', 'Content-Type: application/json'],
+    ...headers.flatMap((header) => ['-H', header]),
     ...['--data-binary', `@${file}`, url],
   ];
   const args = [

@@ -25,6 +25,7 @@ const DEFAULTS = {
   READINESS_REQUIRES_SHARED_COUNTERS: false,
   TRUST_PROXY: false,
   LOG_LEVEL: 'info',
+  LOG_BUFFER_BYTES: 4_194_304,
   MAX_CONNECTIONS: 0,
   MAX_CONNECTIONS_PER_CLIENT: 32,
   CONNECTION_REFUSALS_PER_CLIENT: 128,
@@ -86,6 +87,14 @@ describe('validateEnvironment', () => {
     [
       { LOG_LEVEL: 'loud' },
       'Invalid configuration: LOG_LEVEL="loud" must be one of silent, fatal, error, warn, info, debug, verbose',
+    ],
+    [
+      { LOG_BUFFER_BYTES: '65535' },
+      'Invalid configuration: LOG_BUFFER_BYTES="65535" must be a whole number of bytes, from 65536 to 1073741824',
+    ],
+    [
+      { LOG_BUFFER_BYTES: '4MB' },
+      'Invalid configuration: LOG_BUFFER_BYTES="4MB" must be a whole number of bytes, from 65536 to 1073741824',
     ],
     [
       { SHUTDOWN_TIMEOUT_MS: '0' },

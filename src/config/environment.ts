@@ -23,6 +23,9 @@ export const DEFAULT_OVERFLOW_SKETCH_MB = 128;
 /** How long a request waits for Redis when REDIS_COMMAND_TIMEOUT_MS is not set, in ms. */
 export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 200;
 
+/** What stdout may hold for a reader that does not keep up, when LOG_BUFFER_BYTES is not set. */
+export const DEFAULT_LOG_BUFFER_BYTES = 4 * 1024 * 1024;
+
 /** The force-exit timeout after SIGTERM/SIGINT, in ms, when SHUTDOWN_TIMEOUT_MS is not set. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
@@ -125,6 +128,14 @@ export class Environment {
 
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL: AppLogLevel = 'info';
+
+  /**
+   * Log lines stdout may hold while its reader does not keep up; past it, lines are dropped and
+   * counted. At least Node's 64 KiB high-water mark of a stream (so a full buffer always drains
+   * with an event), at most 1 GiB.
+   */
+  @WholeNumber(65_536, 1_073_741_824, 'must be a whole number of bytes, from 65536 to 1073741824')
+  LOG_BUFFER_BYTES: number = DEFAULT_LOG_BUFFER_BYTES;
 
   /** Connections open at once, all clients together; 0: 90 % of the process's descriptor limit. */
   @WholeNumber(0, 1_000_000, 'must be a whole number of connections, 0 (automatic) or more')

@@ -12,6 +12,7 @@ import { ErrorResponseDto } from '../common/error-response.dto';
 import {
   INVALID_INPUT_MESSAGE,
   PAYLOAD_TOO_LARGE_MESSAGE,
+  UNSUPPORTED_CONTENT_ENCODING_MESSAGE,
   UNSUPPORTED_MEDIA_TYPE_MESSAGE,
 } from '../edge/error-messages';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard';
@@ -76,7 +77,10 @@ export class DepreciationController {
   })
   @ApiUnsupportedMediaTypeResponse({
     ...error(415, UNSUPPORTED_MEDIA_TYPE_MESSAGE),
-    description: 'Content-Type is not application/json. Counted.',
+    description:
+      'Content-Type is not application/json: counted, with the rate-limit headers. Or a ' +
+      'Content-Encoding other than gzip, deflate, br or identity, or several stacked: refused ' +
+      `before counting, no rate-limit headers, message "${UNSUPPORTED_CONTENT_ENCODING_MESSAGE}".`,
     headers: RATE_LIMIT_HEADER_DOCS,
   })
   calculate(@Body() request: CalculateDepreciationDto): DepreciationResponseDto {

@@ -7,6 +7,8 @@ import { isLingering } from './lingering-close';
 const STATUS_BY_CODE: Partial<Record<string, number>> = {
   HPE_HEADER_OVERFLOW: 431,
   HPE_CHUNK_EXTENSIONS_OVERFLOW: 413,
+  // A request line whose version is not HTTP/1.x (`HTTP/1.2`, `HTTP/3.0`, `HTTP/1`).
+  HPE_INVALID_VERSION: 505,
   ERR_HTTP_REQUEST_TIMEOUT: 408,
 };
 

@@ -165,6 +165,12 @@ export function installEdge(server: Server, options: EdgeOptions): Edge {
       answerError(response, 503, OVER_CONNECTION_CAP_MESSAGE, OVER_CAP_HEADERS, true);
       return;
     }
+    // Node's parser takes HTTP/0.9 (a request line without a version) and HTTP/2.0 as requests;
+    // the edge speaks 1.0 and 1.1 only (RFC 9110 §15.6.6), and closes after saying so.
+    if (!isHttp1(request)) {
+      answerError(response, 505, undefined, {}, true);
+      return;
+    }
     // An HTTP/1.1 request without Host is malformed (RFC 9112 §3.2): a 400 with our body.
     if (request.headers.host === undefined && request.httpVersion === '1.1') {
       answerError(response, 400);
@@ -174,6 +180,10 @@ export function installEdge(server: Server, options: EdgeOptions): Edge {
   });
   return edge;
 }
+
+const isHttp1 = (request: IncomingMessage): boolean =>
+  request.httpVersionMajor === 1 &&
+  (request.httpVersionMinor === 0 || request.httpVersionMinor === 1);
 
 /** The edge installEdge put `server` behind (main.ts's shutdown takes it). */
 export function edgeOf(server: Server): Edge {

@@ -23,6 +23,16 @@ describe('toErrorBody', () => {
     [new HttpException('I am a teapot', 418), 418, 'I am a teapot'],
     [new ServiceUnavailableException('Store down'), 503, 'Store down'],
     [new HttpException('secret detail', 500), 500, 'Internal server error'],
+    [
+      new HttpException('Content-Encoding must be one of gzip, deflate, br or identity', 415),
+      415,
+      'Content-Encoding must be one of gzip, deflate, br or identity',
+    ],
+    [
+      new HttpException('Unsupported Media Type', 415),
+      415,
+      'Content-Type must be application/json',
+    ],
   ])('maps %p to %p with its message', (exception, statusCode, message) => {
     expect(toErrorBody(exception)).toMatchObject({ statusCode, message });
   });
@@ -34,6 +44,15 @@ describe('toErrorBody', () => {
     [httpError(431, 'whatever'), 431, 'Request Header Fields Too Large'],
   ])("maps body-parser's %p to %p", (exception, statusCode, message) => {
     expect(toErrorBody(exception)).toEqual({ statusCode, message, expected: true });
+  });
+
+  it.each([
+    ['a long path', `Cannot GET /${'x'.repeat(16_000)}`, `Cannot GET /${'x'.repeat(187)}…`],
+    // 😀 is two UTF-16 units, its first the 199th character: cut before it, not through it.
+    ['a cut pair', `Cannot GET /${'x'.repeat(186)}😀😀`, `Cannot GET /${'x'.repeat(186)}…`],
+    ['exactly 200 characters', `Cannot GET /${'x'.repeat(188)}`, `Cannot GET /${'x'.repeat(188)}`],
+  ])('keeps a message to 200 characters: %s', (_, message, sent) => {
+    expect(toErrorBody(new NotFoundException(message)).message).toBe(sent);
   });
 
   it.each([

@@ -4,6 +4,7 @@ import {
   INTERNAL_ERROR_MESSAGE,
   INVALID_INPUT_MESSAGE,
   PAYLOAD_TOO_LARGE_MESSAGE,
+  UNSUPPORTED_CONTENT_ENCODING_MESSAGE,
   UNSUPPORTED_MEDIA_TYPE_MESSAGE,
 } from './error-messages';
 
@@ -14,15 +15,26 @@ interface ErrorBody {
 }
 
 /**
- * Statuses whose message the contract fixes, whatever the thrower said: code throws these
- * exceptions without a message (`new BadRequestException()`), and the body gets the fixed one.
+ * Statuses whose messages the contract fixes: a thrower's message that is not one of them gives
+ * way to the first. Code throws these exceptions without a message (`new BadRequestException()`),
+ * and the body gets the fixed one; a 415 names the header at fault.
  */
-const FIXED_MESSAGES: Partial<Record<number, string>> = {
-  [HttpStatus.BAD_REQUEST]: INVALID_INPUT_MESSAGE,
-  [HttpStatus.PAYLOAD_TOO_LARGE]: PAYLOAD_TOO_LARGE_MESSAGE,
-  [HttpStatus.UNSUPPORTED_MEDIA_TYPE]: UNSUPPORTED_MEDIA_TYPE_MESSAGE,
-  [HttpStatus.INTERNAL_SERVER_ERROR]: INTERNAL_ERROR_MESSAGE,
+const FIXED_MESSAGES: Partial<Record<number, readonly string[]>> = {
+  [HttpStatus.BAD_REQUEST]: [INVALID_INPUT_MESSAGE],
+  [HttpStatus.PAYLOAD_TOO_LARGE]: [PAYLOAD_TOO_LARGE_MESSAGE],
+  [HttpStatus.UNSUPPORTED_MEDIA_TYPE]: [
+    UNSUPPORTED_MEDIA_TYPE_MESSAGE,
+    UNSUPPORTED_CONTENT_ENCODING_MESSAGE,
+  ],
+  [HttpStatus.INTERNAL_SERVER_ERROR]: [INTERNAL_ERROR_MESSAGE],
 };
+
+/**
+ * The longest message sent (docs/contract.md): a 404's names the path it did not find, and a
+ * request line may be as long as the headers (16 KiB).
+ */
+const MAX_MESSAGE_LENGTH = 200;
+const ELLIPSIS = '…';
 
 /**
  * A client error raised below Nest by Express or body-parser (http-errors: `status` 4xx), such as
@@ -35,7 +47,18 @@ function clientErrorStatus(exception: unknown): number | undefined {
 }
 
 function messageFor(status: number, own: string | undefined): string {
-  return FIXED_MESSAGES[status] ?? own ?? STATUS_CODES[status] ?? INTERNAL_ERROR_MESSAGE;
+  const fixed = FIXED_MESSAGES[status];
+  if (fixed !== undefined) return own !== undefined && fixed.includes(own) ? own : fixed[0];
+  return shortened(own ?? STATUS_CODES[status] ?? INTERNAL_ERROR_MESSAGE);
+}
+
+/** `message`, cut to MAX_MESSAGE_LENGTH with an ellipsis, never between a surrogate pair's halves. */
+function shortened(message: string): string {
+  if (message.length <= MAX_MESSAGE_LENGTH) return message;
+  let end = MAX_MESSAGE_LENGTH - ELLIPSIS.length;
+  const last = message.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${message.slice(0, end)}${ELLIPSIS}`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerError, hasBody } from './answers';
+import { UNSUPPORTED_CONTENT_ENCODING_MESSAGE } from './error-messages';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
@@ -47,7 +48,8 @@ type Next = (error?: unknown) => void;
  * - `100 Continue` is sent only here, when the body is about to be read: a refusal decided on the
  *   headers (413, an early 429) reaches a client that waits for it before sending the body.
  * - gzip, deflate and br bodies are decoded, the limit holding for what they decode to; any other
- *   `Content-Encoding` is a 415;
+ *   `Content-Encoding`, or several stacked (`identity, gzip`, two headers), is a 415 naming the
+ *   coding, before routing: not counted, like every refusal made before the body is read;
  * Each refusal closes the connection after the answer with a lingering close (answerError).
  * Malformed JSON, or JSON that is neither an object nor an array, is a 400 through the exception
  * filter, before routing (not counted).
@@ -58,7 +60,9 @@ export function readJsonBody(limit: number) {
     if (Number(request.headers['content-length']) > limit) return answerError(response, 413);
     if (!isJsonRequest(request)) return next();
     const decoder = decoderFor(request.headers['content-encoding']);
-    if (decoder === undefined) return answerError(response, 415);
+    if (decoder === undefined) {
+      return answerError(response, 415, UNSUPPORTED_CONTENT_ENCODING_MESSAGE);
+    }
     const expect = request.headers.expect;
     if (expect !== undefined && CONTINUE.test(expect)) response.writeContinue();
     const source: Readable = decoder === null ? request : request.pipe(decoder);
@@ -105,7 +109,8 @@ export function readJsonBody(limit: number) {
 
 /**
  * The decoder of a `Content-Encoding`, as body-parser had them: null for none (identity),
- * undefined for a coding the service does not decode (a 415).
+ * undefined for a coding the service does not decode (a 415). Node joins repeated headers with
+ * `, `, so two headers are one stacked value, refused like any list.
  */
 function decoderFor(header: string | undefined): Transform | null | undefined {
   const coding = (header ?? 'identity').trim().toLowerCase();

@@ -25,6 +25,8 @@ export interface ShutdownOptions {
   onSignal: () => void;
   /** Once every connection has ended: the application closes (every module's shutdown hooks). */
   close: () => Promise<void>;
+  /** Before every exit: resolves once the log's lines are written, or its own bound has passed. */
+  flushed: () => Promise<void>;
 }
 
 /** Resolves once QUIET_MS pass with no new connection: what the kernel had queued is taken in. */
@@ -80,6 +82,19 @@ function stopListening(edge: Edge): Promise<void> {
 }
 
 /**
+ * process.exit(code) once the log is written (or its bound passed); the first exit called wins, so
+ * a shutdown that ends while a forced exit waits for the log cannot change its code.
+ */
+function exitOnce(flushed: () => Promise<void>): (code: number) => void {
+  let exiting = false;
+  return (code) => {
+    if (exiting) return;
+    exiting = true;
+    void flushed().finally(() => process.exit(code));
+  };
+}
+
+/**
  * On SIGTERM or SIGINT: readiness answers 503 at once, and for `drainDelayMs` requests are still
  * served, their connections closed after each answer (a load balancer needs time to stop sending,
  * and its pooled connections must move). Then keep-alive until what the kernel has queued is
@@ -92,6 +107,7 @@ function stopListening(edge: Edge): Promise<void> {
  */
 export function enableGracefulShutdown(edge: Edge, options: ShutdownOptions): void {
   const logger = new Logger('Shutdown');
+  const exit = exitOnce(options.flushed);
   let closing = false;
   const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
     if (closing) return;
@@ -115,7 +131,8 @@ export function enableGracefulShutdown(edge: Edge, options: ShutdownOptions): vo
       const open = [...edge.connections];
       if (open.some((socket) => connectionHolds(socket) === 'handled')) {
         logger.error(`Still busy ${options.timeoutMs} ms after ${signal}: exiting anyway`);
-        process.exit(1);
+        exit(1);
+        return;
       }
       logger.warn(`Closing ${open.length} connection(s) that never sent a whole request`);
       for (const socket of open) socket.destroy();
@@ -127,17 +144,17 @@ export function enableGracefulShutdown(edge: Edge, options: ShutdownOptions): vo
       logger.error(
         `Still closing ${options.timeoutMs} ms after the last connection: exiting anyway`,
       );
-      process.exit(1);
+      exit(1);
     }, options.timeoutMs).unref();
     await options.close();
     logger.log('Closed');
-    process.exit(0);
+    exit(0);
   };
   for (const signal of SIGNALS) {
     process.on(signal, (received: NodeJS.Signals) => {
       shutdown(received).catch((error: unknown) => {
         logger.error('Shutdown failed', error instanceof Error ? error.stack : String(error));
-        process.exit(1);
+        exit(1);
       });
     });
   }

@@ -1,7 +1,8 @@
 import { LoggerService } from '@nestjs/common';
 import { inspect } from 'node:util';
 import { DestinationStream, Level, LevelWithSilent, Logger, pino } from 'pino';
-import { AppLogLevel } from '../config/environment';
+import { AppLogLevel, DEFAULT_LOG_BUFFER_BYTES } from '../config/environment';
+import { StdoutLog } from './stdout-log';
 
 /** pino's level for LOG_LEVEL: pino has no 'verbose', its most detailed level is 'trace'. */
 function pinoLevel(level: AppLogLevel): LevelWithSilent {
@@ -27,16 +28,18 @@ function isoTimeEachMillisecond(): () => string {
 
 /**
  * The process's JSON lines: `{"level":"info","time":"<ISO>","pid":…,"hostname":…, …,"msg":…}` on
- * stdout (or `destination`), written synchronously so a line is out before the process could die.
+ * `destination`: stdout through StdoutLog, which hands each line to the kernel at once while the
+ * reader keeps up and never makes the service wait for a reader that does not (docs/operations.md,
+ * "Logs").
  */
-function createRootLogger(level: AppLogLevel, destination?: DestinationStream): Logger {
+function createRootLogger(level: AppLogLevel, destination: DestinationStream): Logger {
   return pino(
     {
       level: pinoLevel(level),
       timestamp: isoTimeEachMillisecond(),
       formatters: { level: (label) => ({ level: label }) },
     },
-    destination ?? pino.destination({ dest: 1, sync: true }),
+    destination,
   );
 }
 
@@ -120,6 +123,11 @@ export class AppLogger implements LoggerService {
   }
 }
 
-/** Creates the application's logger at `level`; tests pass a destination to read the lines. */
-export const createAppLogger = (level: AppLogLevel, destination?: DestinationStream): AppLogger =>
-  new AppLogger(createRootLogger(level, destination));
+/**
+ * Creates the application's logger at `level`, on stdout with the default buffer unless a
+ * destination is given (LoggingModule gives stdout with LOG_BUFFER_BYTES; tests read the lines).
+ */
+export const createAppLogger = (
+  level: AppLogLevel,
+  destination: DestinationStream = new StdoutLog(DEFAULT_LOG_BUFFER_BYTES),
+): AppLogger => new AppLogger(createRootLogger(level, destination));

@@ -1,7 +1,34 @@
 import { Global, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { Counter } from 'prom-client';
 import { Environment } from '../config/environment';
+import { MetricsService } from '../metrics/metrics.service';
 import { AppLogger, createAppLogger } from './app-logger';
+import { StdoutLog } from './stdout-log';
+
+/**
+ * The application's logger on stdout (StdoutLog, LOG_BUFFER_BYTES): the lines it had to drop
+ * while stdout was not read are counted by `log_lines_dropped_total`, and told in one `warn` line
+ * once the reader has caught up.
+ */
+function stdoutLogger(config: ConfigService<Environment, true>, metrics: MetricsService) {
+  const dropped = new Counter({
+    name: 'log_lines_dropped_total',
+    help: 'Log lines dropped because stdout held LOG_BUFFER_BYTES its reader had not read.',
+    registers: [metrics.registry],
+  });
+  const output = new StdoutLog(config.get('LOG_BUFFER_BYTES', { infer: true }), () =>
+    dropped.inc(),
+  );
+  const logger = createAppLogger(config.get('LOG_LEVEL', { infer: true }), output);
+  output.whenResumed((lines) =>
+    logger.pino.warn(
+      { droppedLines: lines },
+      `stdout is read again: ${lines} log lines were dropped while it was not`,
+    ),
+  );
+  return logger;
+}
 
 /**
  * Provides the application's `AppLogger` (pino, JSON lines on stdout at LOG_LEVEL). configureApp
@@ -13,9 +40,8 @@ import { AppLogger, createAppLogger } from './app-logger';
   providers: [
     {
       provide: AppLogger,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<Environment, true>): AppLogger =>
-        createAppLogger(config.get('LOG_LEVEL', { infer: true })),
+      inject: [ConfigService, MetricsService],
+      useFactory: stdoutLogger,
     },
   ],
   exports: [AppLogger],

@@ -163,6 +163,18 @@ export class RunningProcess {
     }
   }
 
+  /**
+   * Stops reading its stdout, as a stalled log collector does: the pipe fills and what the program
+   * writes there waits; `resumeStdout` reads it again.
+   */
+  pauseStdout(): void {
+    this.child.stdout?.pause();
+  }
+
+  resumeStdout(): void {
+    this.child.stdout?.resume();
+  }
+
   get hasExited(): boolean {
     return this.child.exitCode !== null || this.child.signalCode !== null;
   }

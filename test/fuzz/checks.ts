@@ -2,6 +2,7 @@ import {
   INVALID_INPUT_MESSAGE,
   PAYLOAD_TOO_LARGE_MESSAGE,
   rateLimitMessage,
+  UNSUPPORTED_CONTENT_ENCODING_MESSAGE,
   UNSUPPORTED_MEDIA_TYPE_MESSAGE,
 } from '../../src/edge/error-messages';
 import { FuzzRequest } from './requests';
@@ -29,18 +30,19 @@ function bodyProblem(
 ): string | undefined {
   const { status, body } = response;
   if (status >= 400) {
-    const fixed: Partial<Record<number, string>> = {
-      400: INVALID_INPUT_MESSAGE,
-      413: PAYLOAD_TOO_LARGE_MESSAGE,
-      415: UNSUPPORTED_MEDIA_TYPE_MESSAGE,
-      429: rateLimitMessage(limit),
+    // A 415 names the header at fault: the type, or (a JSON body) the coding.
+    const fixed: Partial<Record<number, string[]>> = {
+      400: [INVALID_INPUT_MESSAGE],
+      413: [PAYLOAD_TOO_LARGE_MESSAGE],
+      415: [UNSUPPORTED_MEDIA_TYPE_MESSAGE, UNSUPPORTED_CONTENT_ENCODING_MESSAGE],
+      429: [rateLimitMessage(limit)],
     };
     const parsed = JSON.parse(body.toString('utf8')) as { statusCode?: unknown; message?: unknown };
     const ok =
       keys(parsed).join() === 'message,statusCode' &&
       parsed.statusCode === status &&
       typeof parsed.message === 'string' &&
-      (fixed[status] === undefined || parsed.message === fixed[status]);
+      (fixed[status] === undefined || fixed[status].includes(parsed.message));
     return ok ? undefined : `error body ${body.toString('utf8')}`;
   }
   if (status === 200 && request.method === 'POST') {

@@ -29,11 +29,12 @@ export const DEPRECIATE_PATH = '/api/depreciate';
 /**
  * Every error status docs/contract.md lists for the operation, each answered with the contract's
  * error body `{statusCode, message}`: 400 invalid input, 408 a request not sent in time, 413 a body
- * over 8 KiB, 415 not JSON, 429 the daily limit used up, 431 headers over 16 KiB, 500 an unexpected
- * failure, 503 too many connections from this client (with `Retry-After: 1`).
+ * over 8 KiB, 415 not JSON (or a content coding the server does not decode), 429 the daily limit
+ * used up, 431 headers over 16 KiB, 500 an unexpected failure, 503 too many connections from this
+ * client (with `Retry-After: 1`), 505 an HTTP version other than 1.0 or 1.1.
  */
 export const ERROR_STATUSES = [
-  400, 408, 413, 415, 429, 431, 500, 503,
+  400, 408, 413, 415, 429, 431, 500, 503, 505,
 ] as const satisfies ReadonlyArray<keyof DepreciationControllerCalculateErrors>;
 export type ErrorStatus = (typeof ERROR_STATUSES)[number];
 /** The list above is the document's, whole: a status documented but missing here fails to compile. */
@@ -61,7 +62,8 @@ export interface Answered {
   headers: Headers;
   /**
    * The rate-limit headers as numbers; null on an answer that was not counted (a body over 8 KiB,
-   * malformed JSON, a refusal at the connection: 408, 413, 431, 503) or that lacks them.
+   * malformed JSON, a content coding refused, a refusal at the connection: 408, 413, 431, 503,
+   * 505) or that lacks them.
    */
   rateLimit: RateLimit | null;
   /**

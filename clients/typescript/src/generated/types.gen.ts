@@ -115,7 +115,7 @@ export type DepreciationControllerCalculateErrors = {
      */
     413: ErrorResponse;
     /**
-     * Content-Type is not application/json. Counted.
+     * Content-Type is not application/json: counted, with the rate-limit headers. Or a Content-Encoding other than gzip, deflate, br or identity, or several stacked: refused before counting, no rate-limit headers, message "Content-Encoding must be one of gzip, deflate, br or identity".
      */
     415: ErrorResponse;
     /**
@@ -134,6 +134,10 @@ export type DepreciationControllerCalculateErrors = {
      * More connections from this client than MAX_CONNECTIONS_PER_CLIENT. Not counted; retry after Retry-After seconds.
      */
     503: ErrorResponse;
+    /**
+     * A request line whose HTTP version is not 1.0 or 1.1 (HTTP/2.0, HTTP/0.9). Not counted; the connection is closed.
+     */
+    505: ErrorResponse;
 };
 
 export type DepreciationControllerCalculateError = DepreciationControllerCalculateErrors[keyof DepreciationControllerCalculateErrors];

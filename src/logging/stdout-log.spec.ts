@@ -1,0 +1,69 @@
+import { Writable } from 'node:stream';
+import { StdoutLog, stdoutWritten } from './stdout-log';
+
+/** A stdout whose reader has stalled until `release()`: every write waits for it. */
+function stalledOutput() {
+  const written: string[] = [];
+  let pending: Array<() => void> = [];
+  const out = new Writable({
+    highWaterMark: 16,
+    decodeStrings: false,
+    write(chunk: string, _encoding, done) {
+      written.push(chunk);
+      pending.push(done);
+    },
+  });
+  const release = () => {
+    const waiting = pending;
+    pending = [];
+    waiting.forEach((done) => done());
+  };
+  return { out, written, release };
+}
+
+describe('StdoutLog', () => {
+  it('writes while the buffer holds less than its bound, then drops and counts', () => {
+    const { out, written } = stalledOutput();
+    let drops = 0;
+    const log = new StdoutLog(30, () => (drops += 1), out);
+    // 10 characters each: the first is being written, the next 2 wait (30 held), 3 are dropped.
+    for (let i = 0; i < 6; i += 1) log.write('0123456789');
+    expect(out.writableLength).toBe(30);
+    expect(written).toHaveLength(1);
+    expect(drops).toBe(3);
+  });
+
+  it('says how many it dropped once, when the reader has caught up', async () => {
+    const { out, written, release } = stalledOutput();
+    const reports: number[] = [];
+    const log = new StdoutLog(20, undefined, out);
+    log.whenResumed((dropped) => reports.push(dropped));
+    for (let i = 0; i < 5; i += 1) log.write('0123456789');
+    expect(reports).toEqual([]);
+    while (out.writableLength > 0) {
+      release();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(reports).toEqual([3]);
+    log.write('after.....');
+    expect(written.at(-1)).toBe('after.....');
+    expect(reports).toEqual([3]);
+  });
+
+  it('waits at exit for the buffer to be written, at most its bound', async () => {
+    const { out, release } = stalledOutput();
+    const log = new StdoutLog(1_000, undefined, out);
+    log.write('0123456789');
+    log.write('0123456789');
+    const started = Date.now();
+    await stdoutWritten(50, out);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+    expect(out.writableLength).toBe(20);
+    const flushed = stdoutWritten(10_000, out);
+    release();
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    await flushed;
+    expect(out.writableLength).toBe(0);
+  });
+});

@@ -1,0 +1,74 @@
+import type { Writable } from 'node:stream';
+import type { DestinationStream } from 'pino';
+
+/**
+ * How long an exit waits for stdout to take the log lines it still holds (docs/operations.md,
+ * "Logs"): lines written before a normal exit are not lost, and a reader that stays stalled does
+ * not hold the process.
+ */
+const EXIT_FLUSH_TIMEOUT_MS = 2_000;
+/** How often an exit looks whether stdout has taken the log's last lines. */
+const FLUSH_POLL_MS = 10;
+
+/** What StdoutLog writes to: the process's stdout, or a stream standing in for it. */
+type Output = Pick<Writable, 'write' | 'writableLength' | 'destroyed' | 'once'>;
+
+/**
+ * The log's destination: the process's stdout, which never blocks the event loop. On a pipe or a
+ * socket (a container runtime, journald, a collector) Node writes asynchronously: each line goes
+ * to the kernel at once while the reader keeps up, and waits in the stream's buffer while it does
+ * not. That buffer is bounded: once it holds `bufferBytes` (LOG_BUFFER_BYTES; characters, bytes
+ * for ASCII lines) or more, each further line is dropped and counted (`onDrop`), never waited for.
+ * When the reader has caught up (the buffer drained) `onResumed` is told how many were dropped
+ * meanwhile, once. A file or a terminal is written synchronously by Node: nothing waits there.
+ */
+export class StdoutLog implements DestinationStream {
+  private droppedSinceDrain = 0;
+  private onResumed: (dropped: number) => void = () => undefined;
+
+  constructor(
+    private readonly bufferBytes: number,
+    private readonly onDrop: () => void = () => undefined,
+    private readonly out: Output = process.stdout,
+  ) {}
+
+  /**
+   * pino's one call per line. No allocation beyond the stream's own: a buffer at `bufferBytes`
+   * or more (at least the stream's high-water mark, so its 'drain' event is due) drops the line.
+   */
+  write(line: string): void {
+    if (this.out.writableLength < this.bufferBytes && !this.out.destroyed) {
+      this.out.write(line);
+      return;
+    }
+    this.onDrop();
+    this.droppedSinceDrain += 1;
+    if (this.droppedSinceDrain === 1) this.out.once('drain', () => this.drained());
+  }
+
+  /** Who reports the lines dropped, once the reader has caught up (the application's logger). */
+  whenResumed(report: (dropped: number) => void): void {
+    this.onResumed = report;
+  }
+
+  private drained(): void {
+    const dropped = this.droppedSinceDrain;
+    this.droppedSinceDrain = 0;
+    this.onResumed(dropped);
+  }
+}
+
+/**
+ * Resolves once stdout has handed every line written so far to the kernel, or after `timeoutMs`
+ * (a reader that stays stalled must not hold the exit): awaited before the process exits, since
+ * `process.exit()` drops what a pipe's buffer still holds.
+ */
+export async function stdoutWritten(
+  timeoutMs = EXIT_FLUSH_TIMEOUT_MS,
+  out: Pick<Writable, 'writableLength'> = process.stdout,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (out.writableLength > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, FLUSH_POLL_MS));
+  }
+}

@@ -1,0 +1,112 @@
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { VALID } from './helpers/bodies';
+import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { curlRequests } from './edge.helpers';
+import { remaining } from './helpers/daily-limit';
+import { depreciate, send } from './helpers/http';
+import { exchange, parseResponses } from './helpers/raw-http';
+import { ServerProcess, startServer } from './helpers/server-process';
+import { describeWithTools } from './helpers/system-tools';
+
+/**
+ * What the request's framing says that the service does not speak (docs/contract.md, "Errors"):
+ * a content coding it does not decode, an HTTP version other than 1.0 or 1.1, a path too long to
+ * echo whole. The built server as a process, raw sockets, Node's http and curl.
+ */
+const UNSUPPORTED_CODING = {
+  statusCode: 415,
+  message: 'Content-Encoding must be one of gzip, deflate, br or identity',
+};
+const VERSION_NOT_SUPPORTED = { statusCode: 505, message: 'HTTP Version Not Supported' };
+const LIMIT = 1000;
+
+describe('codings and versions the service does not speak (built server)', () => {
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    server = await startServer({ RATE_LIMIT_PER_DAY: String(LIMIT) });
+  }, PROCESS_TEST_TIMEOUT_MS);
+  afterAll(() => server?.stop(), PROCESS_TEST_TIMEOUT_MS);
+
+  it.each<[string, string | string[], string]>([
+    ['an unknown coding', 'zstd', '127.0.0.151'],
+    ['a coding it does not decode', 'compress', '127.0.0.152'],
+    ['an empty value', '', '127.0.0.153'],
+    ['stacked codings', 'identity, gzip', '127.0.0.154'],
+    ['two headers', ['gzip', 'gzip'], '127.0.0.155'],
+  ])('refuses %s with a 415 about the coding, before counting', async (_, coding, from) => {
+    // Node's http sends an array as one header line per value.
+    const headers = { 'content-encoding': coding } as unknown as Record<string, string>;
+    const refused = await depreciate(server.port, { from, headers });
+    expect(refused.status).toBe(415);
+    expect(refused.json).toEqual(UNSUPPORTED_CODING);
+    expect(refused.headers['x-ratelimit-remaining']).toBeUndefined();
+    // Refused before routing, like a 413: the client's budget is whole.
+    expect(remaining(await depreciate(server.port, { from }))).toBe(LIMIT - 1);
+  });
+
+  describeWithTools(['curl'], 'with curl', () => {
+    it('refuses a body curl sends as zstd with the same 415', async () => {
+      const file = join(tmpdir(), `coding-${process.pid}.json`);
+      writeFileSync(file, JSON.stringify(VALID));
+      const [answer] = await curlRequests(server.port, {
+        file,
+        headers: ['Content-Encoding: zstd'],
+      });
+      expect(answer).toMatchObject({ status: 415, json: UNSUPPORTED_CODING });
+    });
+  });
+
+  it.each([
+    ['HTTP/2.0', 'GET /health/live HTTP/2.0\r\nHost: x\r\n\r\n'],
+    ['HTTP/1.2', 'GET /health/live HTTP/1.2\r\nHost: x\r\n\r\n'],
+    ['HTTP/3.0', 'GET /health/live HTTP/3.0\r\nHost: x\r\n\r\n'],
+    ['HTTP/0.9', 'GET /health/live HTTP/0.9\r\nHost: x\r\n\r\n'],
+    ['no version (HTTP/0.9)', 'GET /health/live\r\n\r\n'],
+    [
+      'HTTP/2.0 with a body',
+      `POST /api/depreciate HTTP/2.0\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+    ],
+  ])('answers a request line saying %s with 505 and closes', async (_, request) => {
+    const { received, closed } = await exchange(Buffer.from(request), {
+      port: server.port,
+      localAddress: '127.0.0.160',
+      timeoutMs: 5_000,
+    });
+    expect(closed).toBe(true);
+    const answers = parseResponses(received);
+    expect(answers.map(({ status }) => status)).toEqual([505]);
+    expect(answers[0].headers.connection).toBe('close');
+    expect(JSON.parse(answers[0].body.toString())).toEqual(VERSION_NOT_SUPPORTED);
+  });
+
+  it('keeps serving HTTP/1.0 and HTTP/1.1', async () => {
+    for (const version of ['1.0', '1.1']) {
+      const request = `GET /health/live HTTP/${version}\r\nHost: x\r\nConnection: close\r\n\r\n`;
+      const { received } = await exchange(Buffer.from(request), { port: server.port });
+      expect(parseResponses(received).map(({ status }) => status)).toEqual([200]);
+    }
+  });
+
+  it('says which path it did not find in at most 200 characters', async () => {
+    const long = await send({ port: server.port, path: `/${'a'.repeat(5_000)}` });
+    expect(long.status).toBe(404);
+    // 'Cannot GET /' (12) + 187 letters + the ellipsis: 200.
+    expect(long.json).toEqual({ statusCode: 404, message: `Cannot GET /${'a'.repeat(187)}…` });
+    const short = await send({ port: server.port, path: '/x' });
+    expect(short.json).toEqual({ statusCode: 404, message: 'Cannot GET /x' });
+  });
+
+  it('cuts the 404 of a raw request line near the 16 KiB header limit too', async () => {
+    const path = `/${'b'.repeat(15_000)}`;
+    const request = `DELETE ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
+    const { received } = await exchange(Buffer.from(request), { port: server.port });
+    const [answer] = parseResponses(received);
+    expect(answer.status).toBe(404);
+    const { message } = JSON.parse(answer.body.toString()) as { message: string };
+    expect(message).toBe(`Cannot DELETE /${'b'.repeat(184)}…`);
+    expect(message).toHaveLength(200);
+  });
+});
