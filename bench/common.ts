@@ -16,9 +16,11 @@ export const MAIN_JS = join(ROOT, 'dist', 'main.js');
 const OUT_DIR = join(ROOT, 'bench', '.out');
 export const benchJs = (name: string) => join(__dirname, `${name}.js`);
 export const ROUTE = '/api/depreciate';
-/** The README's example (a 2020 sedan, seven entries); the largest answer (a year each since 1900). */
+/** The README's example (a 2020 sedan, seven entries); the largest answer (a year each since 1900),
+ * and the same with the longest projection (ten more entries). */
 export const README_BODY = README_EXAMPLE_REQUEST;
 export const LARGEST_BODY = { ...README_BODY, purchaseYear: 1900 };
+export const PROJECTED_BODY = { ...LARGEST_BODY, projectionYears: 10 };
 /** Every server under test: loopback, production, and 50 connections from one address allowed. */
 export const SERVER_ENV = {
   HOST: '127.0.0.1',

@@ -21,7 +21,7 @@ export interface Row {
   label: string;
   target: Target;
   status: number;
-  workload: 'readme' | 'largest';
+  workload: 'readme' | 'largest' | 'projected';
   problem?: string;
   rounds: LoadSummary[];
   rss: number;
@@ -125,7 +125,7 @@ goals: [README.md](README.md).
 - Machine: ${machine()}.
 - Pinning: ${pinning}.
 - Load: autocannon, ${s.connections} keep-alive connections, \`POST /api/depreciate\`; a ${s.warmup} s warm-up per row, then ${s.rounds} rounds × ${s.seconds} s, the rows alternating within each round; req/s is the median over the rounds.
-- Bodies: the README example (2020 sedan, 7 entries) and the largest answer (\`purchaseYear\` 1900, one entry a year since).
+- Bodies: the README example (2020 sedan, 7 entries), the largest answer (\`purchaseYear\` 1900, one entry a year since), and the same with \`projectionYears\` 10 (ten more entries).
 - Runtime: every target and the load generator run on the pinned Node ${process.version} (the \`node\` package in the lock file).
 - Service: \`node dist/main.js\`, NODE_ENV=production, LOG_LEVEL=${process.env.BENCH_LOG_LEVEL ?? 'info'}, stdout to /dev/null (not a TTY), stderr to \`bench/.out/\`; RATE_LIMIT_PER_DAY=10⁹ (counts, never refuses), 1 for the 429 row; the peer restarted before each round.
 - Load average (1 / 5 / 15 min) at the start: ${s.loadAtStart}; at the end: ${loadAverage()}.

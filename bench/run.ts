@@ -21,8 +21,8 @@ const NO_LIMIT = 1e9; // never reached: the service counts every request and ref
 let redis: c.Server | undefined;
 
 const urlOf = (t: r.Target) => `http://127.0.0.1:${t.server?.port ?? 0}${c.ROUTE}`;
-const bodyOf = (row: Pick<r.Row, 'workload'>) =>
-  row.workload === 'largest' ? c.LARGEST_BODY : c.README_BODY;
+const BODIES = { readme: c.README_BODY, largest: c.LARGEST_BODY, projected: c.PROJECTED_BODY };
+const bodyOf = (row: Pick<r.Row, 'workload'>) => BODIES[row.workload];
 const load = (row: Pick<r.Row, 'target' | 'workload'>, seconds: number) => {
   const [url, body] = [urlOf(row.target), JSON.stringify(bodyOf(row))];
   return runLoad({ url, body, connections: settings.connections, seconds });
@@ -111,6 +111,7 @@ c.runMain(async () => {
   row('node:http ceiling', http);
   row('service, 429 path (over its limit)', service('service-429', 1), 429);
   row('service, largest answer', inMemory, 200, 'largest');
+  row('service, largest answer with projectionYears: 10', inMemory, 200, 'projected');
   row('Express 5 ceiling, largest answer', express, 200, 'largest');
   row('node:http ceiling, largest answer', http, 200, 'largest');
   const targets = [...new Set(rows.map((r) => r.target))];

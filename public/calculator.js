@@ -123,6 +123,9 @@ function readForm() {
   };
   const mileage = parseNumber(form.elements.currentMileage.value);
   if (!mileage.empty) body.currentMileage = mileage.value;
+  // 0 is sent as no field at all: the answer is then exactly the one without a projection.
+  const ahead = Number(form.elements.projectionYears.value);
+  if (ahead > 0) body.projectionYears = ahead;
   return body;
 }
 
@@ -195,11 +198,25 @@ function cell(tag, text, scope) {
   return element;
 }
 
-function showTable(entries) {
-  const rows = entries.map((entry) => {
+/** The year's header cell; a projected year says so in words, not by its colour alone. */
+function yearCell(entry, projected) {
+  const header = cell('th', String(entry.year), 'row');
+  if (projected) {
+    const mark = document.createElement('span');
+    mark.className = 'tag';
+    mark.textContent = ' (projected)';
+    header.append(mark);
+  }
+  return header;
+}
+
+function showTable(entries, projection) {
+  const rows = [...entries, ...projection].map((entry, index) => {
+    const projected = index >= entries.length;
     const row = document.createElement('tr');
+    if (projected) row.className = 'projected';
     row.append(
-      cell('th', String(entry.year), 'row'),
+      yearCell(entry, projected),
       cell('td', integer.format(entry.age)),
       cell('td', money.format(entry.value)),
       cell('td', money.format(entry.depreciation)),
@@ -208,7 +225,13 @@ function showTable(entries) {
     return row;
   });
   $('breakdown').tBodies[0].replaceChildren(...rows);
+  $('breakdown-caption').textContent =
+    projection.length === 0
+      ? 'Year-by-year breakdown'
+      : `Year-by-year breakdown, then ${yearsText(projection.length)} projected`;
 }
+
+const yearsText = (count) => (count === 1 ? '1 year' : `${count} years`);
 
 let chart = null;
 
@@ -216,27 +239,73 @@ function cssColor(name) {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 }
 
-function showChart(entries) {
+/** The chart's text alternative and caption: where the line starts, ends and what is projected. */
+function describeChart(entries, projection) {
   const first = entries[0];
   const last = entries[entries.length - 1];
+  const end = projection[projection.length - 1];
+  const ahead = end
+    ? `, then a dashed line projected to ${money.format(end.value)} in ${end.year}`
+    : '';
   canvas.setAttribute(
     'aria-label',
     `Line chart of the value by year: from ${money.format(first.value)} in ${first.year} ` +
-      `to ${money.format(last.value)} in ${last.year}. The table below lists every year.`,
+      `to ${money.format(last.value)} in ${last.year}${ahead}. The table below lists every year.`,
   );
-  if (typeof window.Chart !== 'function') return; // The numbers still show without the chart.
-  const labels = entries.map((entry) => String(entry.year));
-  const values = entries.map((entry) => entry.value);
-  if (chart) {
-    chart.data.labels = labels;
-    chart.data.datasets[0].data = values;
-    chart.update();
-    return;
-  }
-  chart = new window.Chart(canvas, chartConfig(labels, values));
+  $('chart-caption').textContent = end
+    ? `Value by year, with ${yearsText(projection.length)} projected (dashed)`
+    : 'Value by year';
 }
 
-function chartConfig(labels, values) {
+/**
+ * The two lines: the years owned, and the projection (empty without one), which starts at the
+ * current year's point so the dashed line continues the solid one.
+ */
+function chartSeries(entries, projection) {
+  const owned = entries.map((entry) => entry.value);
+  const gap = entries.slice(0, -1).map(() => null);
+  return {
+    labels: [...entries, ...projection].map((entry) => String(entry.year)),
+    values: projection.length === 0 ? owned : [...owned, ...projection.map(() => null)],
+    projected:
+      projection.length === 0
+        ? []
+        : [...gap, owned[owned.length - 1], ...projection.map((entry) => entry.value)],
+  };
+}
+
+function showChart(entries, projection) {
+  describeChart(entries, projection);
+  if (typeof window.Chart !== 'function') return; // The numbers still show without the chart.
+  const series = chartSeries(entries, projection);
+  if (!chart) {
+    chart = new window.Chart(canvas, chartConfig(series));
+    return;
+  }
+  chart.data.labels = series.labels;
+  chart.data.datasets[0].data = series.values;
+  chart.data.datasets[1].data = series.projected;
+  chart.options.plugins.legend.display = series.projected.length > 0;
+  chart.update();
+}
+
+/** The projected line: dashed, hollow points, no fill, so it reads as different without colour. */
+function projectedDataset(data, line) {
+  return {
+    label: 'Projected value (USD)',
+    data,
+    borderColor: line,
+    borderDash: [6, 5],
+    pointBackgroundColor: cssColor('--surface'),
+    pointBorderColor: line,
+    fill: false,
+    tension: 0,
+    pointRadius: 3,
+    spanGaps: false,
+  };
+}
+
+function chartConfig({ labels, values, projected }) {
   const line = cssColor('--accent');
   const grid = cssColor('--border');
   const text = cssColor('--muted');
@@ -256,6 +325,7 @@ function chartConfig(labels, values) {
           tension: 0,
           pointRadius: values.length > 40 ? 0 : 3,
         },
+        projectedDataset(projected, line),
       ],
     },
     options: {
@@ -264,8 +334,16 @@ function chartConfig(labels, values) {
       animation: still ? false : { duration: 400 },
       interaction: { mode: 'index', intersect: false },
       plugins: {
-        legend: { display: false },
-        tooltip: { callbacks: { label: (item) => ` ${money.format(item.parsed.y)}` } },
+        legend: {
+          display: projected.length > 0,
+          labels: {
+            color: text,
+            filter: (item, data) => data.datasets[item.datasetIndex].data.length > 0,
+          },
+        },
+        tooltip: {
+          callbacks: { label: (item) => ` ${item.dataset.label}: ${money.format(item.parsed.y)}` },
+        },
       },
       scales: {
         x: { ticks: { color: text, autoSkipPadding: 12 }, grid: { display: false } },
@@ -282,18 +360,22 @@ function chartConfig(labels, values) {
 function showResult(result) {
   const { data, meta } = result;
   const entries = data.yearlyBreakdown;
+  const projection = data.projection ?? [];
   $('currentValue').textContent = money.format(data.currentValue);
   $('totalDepreciation').textContent = money.format(data.totalDepreciation);
   $('totalPercent').textContent = `(${percent(data.totalDepreciationPercent)})`;
   $('monthlyDepreciation').textContent = money.format(data.monthlyDepreciation);
   output.hidden = false;
-  showTable(entries);
-  showChart(entries);
-  const years = meta.vehicleAge === 1 ? '1 year' : `${meta.vehicleAge} years`;
+  showTable(entries, projection);
+  showChart(entries, projection);
+  const end = projection[projection.length - 1];
+  const ahead = end
+    ? ` If it keeps its yearly mileage, it will be worth about ${money.format(end.value)} in ${end.year}.`
+    : '';
   return (
     `Estimated value now: ${money.format(data.currentValue)}, ` +
     `${percent(data.totalDepreciationPercent)} less than the ${money.format(entries[0].value)} ` +
-    `paid ${years} ago.`
+    `paid ${yearsText(meta.vehicleAge)} ago.${ahead}`
   );
 }
 

@@ -91,6 +91,30 @@ describe('The TypeScript client against the built server', () => {
     expect(result.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('200 with a projection: the years after the current one, asked through projectionYears', async () => {
+    const result = await call(server, { ...REQUEST, purchaseYear: 1990, projectionYears: 3 });
+    expect(result.kind).toBe('ok');
+    if (result.kind !== 'ok') return;
+    const { meta, data } = result.body;
+    const year = Number(meta.calculatedAt.slice(0, 4));
+    // Past 25 the sedan stays on its 10 % floor (2,500): the projection loses nothing.
+    expect(data.currentValue).toBe(2500);
+    expect(data.projection).toEqual(
+      [1, 2, 3].map((ahead) => ({
+        year: year + ahead,
+        age: meta.vehicleAge + ahead,
+        value: 2500,
+        depreciation: 0,
+        depreciationPercent: 0,
+      })),
+    );
+  });
+
+  it('400: projectionYears outside 0 to 10', async () => {
+    const result = await call(server, { ...REQUEST, projectionYears: 11 });
+    expect(result).toMatchObject({ kind: 'error', status: 400, rateLimit: { limit: LIMIT } });
+  });
+
   it('400: a field outside its rules, counted', async () => {
     const result = await call(server, { ...REQUEST, purchaseYear: 1800 });
     expect(result).toMatchObject({

@@ -97,6 +97,23 @@ describe('the contract against its v1 baseline', () => {
     ]);
   });
 
+  it('passes a new optional answer field: a client that never asks for it never reads it', () => {
+    const next = changed((d) => {
+      schemas(d).DepreciationData.properties.projection = { type: 'array' };
+    });
+    expect(breakingChanges(BASELINE, next)).toEqual([]);
+  });
+
+  it('catches a new request field that is wrongly required', () => {
+    const next = changed((d) => {
+      schemas(d).DepreciationRequest.properties.projectionYears = { type: 'integer' };
+      schemas(d).DepreciationRequest.required.push('projectionYears');
+    });
+    expect(breakingChanges(BASELINE, next)).toEqual([
+      'POST /api/depreciate request.projectionYears: newly required',
+    ]);
+  });
+
   it('passes what no client can tell: a new optional field, a new status, a new path, prose', () => {
     const next = changed((d) => {
       schemas(d).DepreciationRequest.properties.currency = { type: 'string' };

@@ -64,6 +64,7 @@ describe('the docs (/docs, /docs-json)', () => {
       purchasePrice: { type: 'number', minimum: 0.01, maximum: 10_000_000 },
       vehicleType: { allOf: [{ $ref: '#/components/schemas/VehicleType' }] },
       currentMileage: { type: 'number', minimum: 0, default: 0 },
+      projectionYears: { type: 'integer', minimum: 0, maximum: 10, default: 0, example: 5 },
     });
     expect(document.components.schemas.VehicleType).toEqual({
       type: 'string',
@@ -98,7 +99,10 @@ describe('the docs (/docs, /docs-json)', () => {
       'totalDepreciationPercent',
       'monthlyDepreciation',
       'yearlyBreakdown',
+      'projection',
     ]);
+    // Present only when asked for, so never promised.
+    expect(document.components.schemas.DepreciationData.required).not.toContain('projection');
   });
 
   it('documents the rate-limit headers of every counted answer, and Retry-After on the 429', () => {

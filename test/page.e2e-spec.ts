@@ -5,6 +5,7 @@ import { ServerProcess, startServer } from './helpers/server-process';
 import { waitFor } from '../src/testing/processes';
 import {
   askApi,
+  axeViolations,
   calculate,
   ChartGlobal,
   drawnPixels,
@@ -119,7 +120,7 @@ describeWhen(hasChromium || inCi)('The calculator page in Chromium', () => {
 
     const expected = await askApi(server, suv);
     const { data } = expected;
-    expect(await tableRows(page)).toEqual(data.yearlyBreakdown.map(expectedRow));
+    expect(await tableRows(page)).toEqual(data.yearlyBreakdown.map((entry) => expectedRow(entry)));
     expect(data.yearlyBreakdown).toHaveLength(YEAR - 2018 + 1);
     await expect(page.locator('#currentValue').textContent()).resolves.toBe(
       money.format(data.currentValue),
@@ -153,6 +154,66 @@ describeWhen(hasChromium || inCi)('The calculator page in Chromium', () => {
     );
 
     await page.screenshot({ path: join(ARTIFACTS, 'calculator-desktop.png'), fullPage: true });
+    expect(problems).toEqual([]);
+  });
+
+  it('projects the coming years: a dashed line with a legend, rows marked in words, and says so', async () => {
+    // The browser's clock two years behind: the projected years come from the answer, not from it.
+    const { page, problems } = await openPage(server, { reducedMotion: 'reduce' }, (loading) =>
+      loading.clock.setFixedTime(new Date(Date.UTC(YEAR - 2, 5, 1, 12))),
+    );
+    const vehicle = { ...suv, projectionYears: 5 };
+    const response = await calculate(page, vehicle);
+    expect(response.request().postDataJSON()).toEqual(vehicle);
+    const { data } = await askApi(server, vehicle);
+    const projection = data.projection ?? [];
+    expect(projection.map((entry) => entry.year)).toEqual([1, 2, 3, 4, 5].map((k) => YEAR + k));
+    expect(await tableRows(page)).toEqual([
+      ...data.yearlyBreakdown.map((entry) => expectedRow(entry)),
+      ...projection.map((entry) => expectedRow(entry, true)),
+    ]);
+    const end = projection[4];
+    await expect(page.locator('#status').textContent()).resolves.toContain(
+      `If it keeps its yearly mileage, it will be worth about ${money.format(end.value)} in ${end.year}.`,
+    );
+    await expect(page.locator('#chart').getAttribute('aria-label')).resolves.toContain(
+      `to ${money.format(data.currentValue)} in ${YEAR}, then a dashed line projected to ` +
+        `${money.format(end.value)} in ${end.year}.`,
+    );
+    await expect(page.locator('#chart-caption').textContent()).resolves.toBe(
+      'Value by year, with 5 years projected (dashed)',
+    );
+    await expect(page.locator('#breakdown-caption').textContent()).resolves.toBe(
+      'Year-by-year breakdown, then 5 years projected',
+    );
+    await waitFor('the chart to be drawn', async () => (await drawnPixels(page)) > 5_000);
+    const chart = () =>
+      page.evaluate(() => {
+        const drawn = (globalThis as unknown as ChartGlobal).Chart.getChart('chart');
+        const [owned, ahead] = drawn?.data.datasets ?? [];
+        return { owned, ahead, legend: drawn?.options.plugins.legend.display };
+      });
+    const nulls = (count: number) => Array.from({ length: count }, () => null);
+    const owned = data.yearlyBreakdown.map((entry) => entry.value);
+    expect(await chart()).toEqual({
+      owned: expect.objectContaining({ label: 'Value (USD)', data: [...owned, ...nulls(5)] }),
+      ahead: expect.objectContaining({
+        label: 'Projected value (USD)',
+        borderDash: [6, 5],
+        data: [...nulls(owned.length - 1), data.currentValue, ...projection.map((e) => e.value)],
+      }),
+      legend: true,
+    });
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(ARTIFACTS, 'calculator-projection.png'), fullPage: true });
+
+    // Back to no projection: the page shows exactly what it showed before the feature.
+    await calculate(page, suv);
+    expect(await tableRows(page)).toEqual(data.yearlyBreakdown.map((entry) => expectedRow(entry)));
+    expect((await chart()).legend).toBe(false);
+    expect((await chart()).ahead.data).toEqual([]);
+    await expect(page.locator('#chart-caption').textContent()).resolves.toBe('Value by year');
+    await expect(page.locator('#status').textContent()).resolves.not.toContain('keeps its');
     expect(problems).toEqual([]);
   });
 
@@ -312,15 +373,16 @@ describeWhen(hasChromium || inCi)('The calculator page in Chromium', () => {
     expect(Number(again.headers()['x-ratelimit-remaining'])).toBe(remaining - 1);
   });
 
-  it('fits a phone screen', async () => {
+  it('fits a phone screen, a 10-year projection shown, with no accessibility violation', async () => {
     const { page, problems } = await openPage(server, {
       viewport: { width: 390, height: 844 },
       deviceScaleFactor: 2,
       isMobile: true,
       hasTouch: true,
     });
-    await calculate(page, suv);
+    await calculate(page, { ...suv, projectionYears: 10 });
     await waitFor('the chart to be drawn', async () => (await drawnPixels(page)) > 5_000);
+    expect(await axeViolations(page)).toEqual([]);
     const widths = await page
       .locator('html')
       .evaluate((html: { scrollWidth: number; clientWidth: number }) => ({

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Page } from 'playwright-core';
 import { depreciate } from './helpers/http';
 import { ServerProcess } from './helpers/server-process';
@@ -25,7 +26,14 @@ interface RowLike {
   cells: ArrayLike<{ textContent: string | null }>;
 }
 export interface ChartGlobal {
-  Chart: { getChart(id: string): { data: { datasets: { data: number[] }[] } } | undefined };
+  Chart: {
+    getChart(id: string):
+      | {
+          data: { datasets: { label: string; data: (number | null)[]; borderDash?: number[] }[] };
+          options: { plugins: { legend: { display: boolean } } };
+        }
+      | undefined;
+  };
 }
 
 /** A request as the page fills its form (the request DTO is its type). */
@@ -43,6 +51,7 @@ export async function fillForm(page: Page, vehicle: Vehicle): Promise<void> {
   await page.getByLabel('Purchase price (USD)').fill(String(vehicle.purchasePrice));
   await page.getByLabel('Vehicle type').selectOption(vehicle.vehicleType);
   await page.getByLabel(/Current mileage/).fill(String(vehicle.currentMileage ?? ''));
+  await page.getByLabel(/Years to project/).selectOption(String(vehicle.projectionYears ?? 0));
 }
 
 /** Fills and submits the form, and resolves with the API's answer to the page. */
@@ -66,6 +75,30 @@ export const drawnPixels = (page: Page) =>
     return drawn;
   });
 
+/** axe-core's browser build, evaluated in the page (as DevTools does, so the page's CSP stays on). */
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/** The accessibility rules axe-core finds broken on the page as it is now: rule ids and targets. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const { passed, violations } = await page.evaluate(async () => {
+    type Rule = { id: string; nodes: { target: string[] }[] };
+    const { axe } = globalThis as unknown as {
+      axe: { run(): Promise<{ passes: Rule[]; violations: Rule[] }> };
+    };
+    const results = await axe.run();
+    return {
+      passed: results.passes.length,
+      violations: results.violations.map(
+        ({ id, nodes }) => `${id}: ${nodes.map((node) => node.target.join(' ')).join(', ')}`,
+      ),
+    };
+  });
+  // A run that checked nothing (axe not loaded, a blank page) must not pass as "no violation".
+  if (passed === 0) throw new Error('axe-core passed no rule: it did not check the page');
+  return violations;
+}
+
 export const focusedId = (page: Page) =>
   page.evaluate(
     () =>
@@ -80,9 +113,12 @@ export const tableRows = (page: Page) =>
       rows.map((row) => Array.from(row.cells, (cell) => cell.textContent?.trim())),
     );
 
-/** A table row as the page should show an entry (en-US). */
-export const expectedRow = (entry: Answer['data']['yearlyBreakdown'][number]) => [
-  String(entry.year),
+/** A table row as the page should show an entry (en-US); a projected year says so in words. */
+export const expectedRow = (
+  entry: Answer['data']['yearlyBreakdown'][number],
+  projected = false,
+) => [
+  projected ? `${entry.year} (projected)` : String(entry.year),
   String(entry.age),
   money.format(entry.value),
   money.format(entry.depreciation),

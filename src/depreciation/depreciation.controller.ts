@@ -42,7 +42,8 @@ export class DepreciationController {
     summary: 'Calculate the depreciation of a vehicle',
     description:
       'Current value, total and monthly depreciation, and a breakdown for every calendar year from ' +
-      'the purchase year to the current UTC year. Counted against the daily limit, valid or not.',
+      'the purchase year to the current UTC year; with `projectionYears`, the value for each of the ' +
+      'next years too. Counted against the daily limit (once, projection or not), valid or not.',
   })
   @ApiBody({
     type: CalculateDepreciationDto,
@@ -54,6 +55,16 @@ export class DepreciationController {
           purchasePrice: 25000,
           vehicleType: 'sedan',
           currentMileage: 50000,
+        },
+      },
+      projection: {
+        summary: 'The same sedan, with the next 5 years projected',
+        value: {
+          purchaseYear: 2020,
+          purchasePrice: 25000,
+          vehicleType: 'sedan',
+          currentMileage: 50000,
+          projectionYears: 5,
         },
       },
     },

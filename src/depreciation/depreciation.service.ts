@@ -6,6 +6,8 @@ import type {
   YearlyEntryDto as YearlyEntry,
 } from './dto/depreciation-response.dto';
 import { percentOf, roundHalfAwayFromZero, toCents, toUsd } from './money';
+import { centsAt, entryOf, projectionOf } from './projection';
+import type { DepreciationStrategy, Usage } from './strategies/depreciation-strategy';
 import { STRATEGIES } from './strategies/strategies';
 
 @Injectable()
@@ -13,50 +15,59 @@ export class DepreciationService {
   constructor(private readonly clock: Clock) {}
 
   /**
-   * Values the vehicle for every calendar year from its purchase to the current UTC year.
-   * Money is computed in whole cents, so the entries' depreciation adds up to the total exactly.
+   * Values the vehicle for every calendar year from its purchase to the current UTC year and, when
+   * asked (`projectionYears` ≥ 1), for the years after it. Money is computed in whole cents, so the
+   * entries' depreciation adds up to the total exactly.
    */
   calculate(input: DepreciationInput): DepreciationResult {
     const now = this.clock.now();
-    const age = now.getUTCFullYear() - input.purchaseYear;
+    const currentYear = now.getUTCFullYear();
+    const age = currentYear - input.purchaseYear;
     // The one rule that depends on the clock, so it lives here rather than in the DTO.
     if (age < 0) throw new BadRequestException();
 
+    const strategy = STRATEGIES[input.vehicleType];
     const priceCents = toCents(input.purchasePrice);
-    const { entries, currentCents } = this.breakdown(input, age, priceCents);
+    const usage: Usage = { ownedYears: age, currentMileage: input.currentMileage ?? 0 };
+    const { entries, currentCents } = this.breakdown(
+      input.purchaseYear,
+      strategy,
+      usage,
+      priceCents,
+    );
     const lostCents = priceCents - currentCents;
+    const data: DepreciationResult['data'] = {
+      currentValue: toUsd(currentCents),
+      totalDepreciation: toUsd(lostCents),
+      totalDepreciationPercent: percentOf(lostCents, priceCents),
+      monthlyDepreciation: age === 0 ? 0 : toUsd(roundHalfAwayFromZero(lostCents / (age * 12))),
+      yearlyBreakdown: entries,
+    };
+    // Absent or 0: no key at all, so the answer is the one a client that never asks gets.
+    if (input.projectionYears) {
+      const { currentMileage } = usage;
+      const today = { strategy, priceCents, currentYear, age, currentMileage, currentCents };
+      data.projection = projectionOf(today, input.projectionYears);
+    }
     return {
       success: true,
-      data: {
-        currentValue: toUsd(currentCents),
-        totalDepreciation: toUsd(lostCents),
-        totalDepreciationPercent: percentOf(lostCents, priceCents),
-        monthlyDepreciation: age === 0 ? 0 : toUsd(roundHalfAwayFromZero(lostCents / (age * 12))),
-        yearlyBreakdown: entries,
-      },
+      data,
       meta: { vehicleType: input.vehicleType, vehicleAge: age, calculatedAt: now.toISOString() },
     };
   }
 
   private breakdown(
-    input: DepreciationInput,
-    ownedYears: number,
+    purchaseYear: number,
+    strategy: DepreciationStrategy,
+    usage: Usage,
     priceCents: number,
   ): { entries: YearlyEntry[]; currentCents: number } {
-    const strategy = STRATEGIES[input.vehicleType];
-    const usage = { ownedYears, currentMileage: input.currentMileage ?? 0 };
+    const { ownedYears } = usage;
     const entries: YearlyEntry[] = new Array<YearlyEntry>(ownedYears + 1);
     let previousCents = priceCents;
     for (let age = 0; age <= ownedYears; age++) {
-      const cents = roundHalfAwayFromZero(priceCents * strategy.valueAt(age, usage));
-      const lost = previousCents - cents;
-      entries[age] = {
-        year: input.purchaseYear + age,
-        age,
-        value: toUsd(cents),
-        depreciation: toUsd(lost),
-        depreciationPercent: percentOf(lost, previousCents),
-      };
+      const cents = centsAt(strategy, priceCents, age, usage);
+      entries[age] = entryOf(purchaseYear + age, age, cents, previousCents);
       previousCents = cents;
     }
     return { entries, currentCents: previousCents };

@@ -38,7 +38,7 @@ const fieldText = fc.oneof(
   { arbitrary: fc.integer({ min: 1, max: 12_000 }).map((n) => `"${'a'.repeat(n)}"`), weight: 1 },
 );
 
-/** Objects shaped like a request: the four fields (each maybe missing or odd), maybe extra keys. */
+/** Objects shaped like a request: the five fields (each maybe missing or odd), maybe extra keys. */
 const requestLikeText = fc
   .record(
     {
@@ -46,6 +46,7 @@ const requestLikeText = fc
       purchasePrice: fieldText,
       vehicleType: fieldText,
       currentMileage: fieldText,
+      projectionYears: fc.oneof(fc.integer({ min: -2, max: 12 }).map(String), fieldText),
       extra: fc.array(
         fc.tuple(
           fc.oneof(
@@ -73,6 +74,7 @@ const validText = fc
     purchasePrice: fc.double({ min: 0.01, max: 10_000_000, noNaN: true }),
     vehicleType: fc.constantFrom(...VEHICLE_TYPES),
     currentMileage: fc.option(fc.integer({ min: 0, max: 1_000_000 }), { nil: undefined }),
+    projectionYears: fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined }),
   })
   .map((body) => JSON.stringify(body));
 

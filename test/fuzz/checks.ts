@@ -5,6 +5,7 @@ import {
   UNSUPPORTED_CONTENT_ENCODING_MESSAGE,
   UNSUPPORTED_MEDIA_TYPE_MESSAGE,
 } from '../../src/edge/error-messages';
+import { MAX_PROJECTION_YEARS } from '../../src/depreciation/dto/calculate-depreciation.dto';
 import { FuzzRequest } from './requests';
 import { Exchange, parseResponses, RawResponse } from '../helpers/raw-http';
 
@@ -19,9 +20,23 @@ const DATA_KEYS = [
   'yearlyBreakdown',
 ];
 const META_KEYS = ['calculatedAt', 'vehicleAge', 'vehicleType'];
+const ENTRY_KEYS = ['age', 'depreciation', 'depreciationPercent', 'value', 'year'];
 
 const keys = (value: unknown): string[] =>
   typeof value === 'object' && value !== null ? Object.keys(value).sort() : [];
+
+/** The data's keys: the five of every answer, and `projection` (1 to 10 entries) when asked for. */
+function dataShapeOk(data: unknown): boolean {
+  const { projection } = (data ?? {}) as { projection?: unknown };
+  if (projection === undefined) return keys(data).join() === DATA_KEYS.join();
+  return (
+    keys(data).join() === [...DATA_KEYS, 'projection'].sort().join() &&
+    Array.isArray(projection) &&
+    projection.length >= 1 &&
+    projection.length <= MAX_PROJECTION_YEARS &&
+    projection.every((entry) => keys(entry).join() === ENTRY_KEYS.join())
+  );
+}
 
 function bodyProblem(
   request: FuzzRequest,
@@ -54,7 +69,7 @@ function bodyProblem(
     const ok =
       keys(parsed).join() === SUCCESS_KEYS.join() &&
       parsed.success === true &&
-      keys(parsed.data).join() === DATA_KEYS.join() &&
+      dataShapeOk(parsed.data) &&
       keys(parsed.meta).join() === META_KEYS.join();
     return ok ? undefined : `success body ${body.toString('utf8').slice(0, 300)}`;
   }

@@ -152,7 +152,8 @@ export interface DepreciateOptions {
 
 /**
  * `POST /api/depreciate` with `request` as its JSON body. Never rejects: every outcome, a refusal,
- * a network failure or an abort included, is a value of `DepreciateResult`.
+ * a network failure or an abort included, is a value of `DepreciateResult`. `projectionYears` (1 to
+ * 10) asks for `body.data.projection`, the values of the years after the current one.
  */
 export async function depreciate(
   request: DepreciationRequest,

@@ -77,6 +77,17 @@ describe('depreciate', () => {
     expect(headers.get('accept')).toBe('application/json');
   });
 
+  it('sends projectionYears and maps the answer with its projection to kind ok', async () => {
+    const projection = [
+      { year: 2027, age: 2, value: 17937.5, depreciation: 2562.5, depreciationPercent: 12.5 },
+    ];
+    const answer = { ...SUCCESS, data: { ...SUCCESS.data, projection } };
+    const { fetch, calls } = answering(200, answer);
+    const result = await depreciate({ ...REQUEST, projectionYears: 1 }, { fetch });
+    expect(JSON.parse(calls[0].init.body as string)).toEqual({ ...REQUEST, projectionYears: 1 });
+    expect(result.kind === 'ok' && result.body.data.projection).toEqual(projection);
+  });
+
   it('uses the page origin without a base URL, and adds or replaces headers', async () => {
     const { fetch, calls } = answering(200, SUCCESS);
     const signal = new AbortController().signal;

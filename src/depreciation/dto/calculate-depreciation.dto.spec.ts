@@ -14,12 +14,16 @@ const classValidatorAccepts = (body: object) =>
 
 const nearValue = fc.oneof(
   fc.integer({ min: 1850, max: 2100 }),
+  fc.integer({ min: -2, max: 12 }),
   fc.double({ noNaN: false }),
   fc.constantFrom(
     0,
     -0,
     -1,
     0.5,
+    3.5,
+    10,
+    11,
     0.01,
     0.009,
     1899,
@@ -31,7 +35,7 @@ const nearValue = fc.oneof(
     NaN,
   ),
   fc.constantFrom(...VEHICLE_TYPES, 'Sedan', 'boat', '', ' suv'),
-  fc.constantFrom(null, true, false, '2020', '25000', [], {}, [2020]),
+  fc.constantFrom(null, true, false, '2020', '25000', '3', [], {}, [2020]),
 );
 
 const nearBody = fc.record(
@@ -41,6 +45,7 @@ const nearBody = fc.record(
     vehicleType: nearValue,
     currentMileage: nearValue,
     currentMilage: nearValue,
+    projectionYears: nearValue,
   },
   { requiredKeys: [] },
 );
@@ -51,6 +56,7 @@ const validBody = fc.record(
     purchasePrice: fc.double({ min: 0.01, max: 10_000_000, noNaN: true }),
     vehicleType: fc.constantFrom(...VEHICLE_TYPES),
     currentMileage: fc.double({ min: 0, max: 1e300, noNaN: true }),
+    projectionYears: fc.integer({ min: 0, max: 10 }),
   },
   { requiredKeys: ['purchaseYear', 'purchasePrice', 'vehicleType'] },
 );
@@ -82,6 +88,15 @@ describe('isValidDepreciationBody (the precheck)', () => {
     [{ purchaseYear: 2020.5, purchasePrice: 1, vehicleType: 'ev' }, false],
     [{ purchaseYear: 2020, purchasePrice: Infinity, vehicleType: 'ev' }, false],
     [{ purchaseYear: 2020, purchasePrice: 1, vehicleType: 'toString' }, false],
+    [{ purchaseYear: 2020, purchasePrice: 1, vehicleType: 'ev', projectionYears: 0 }, true],
+    [{ purchaseYear: 2020, purchasePrice: 1, vehicleType: 'ev', projectionYears: 10 }, true],
+    [{ purchaseYear: 2020, purchasePrice: 1, vehicleType: 'ev', projectionYears: 11 }, false],
+    [{ purchaseYear: 2020, purchasePrice: 1, vehicleType: 'ev', projectionYears: -1 }, false],
+    [{ purchaseYear: 2020, purchasePrice: 1, vehicleType: 'ev', projectionYears: 3.5 }, false],
+    [{ purchaseYear: 2020, purchasePrice: 1, vehicleType: 'ev', projectionYears: '3' }, false],
+    [{ purchaseYear: 2020, purchasePrice: 1, vehicleType: 'ev', projectionYears: null }, false],
+    [{ purchaseYear: 2020, purchasePrice: 1, vehicleType: 'ev', projectionYears: true }, false],
+    [{ purchaseYear: 2020, purchasePrice: 1, vehicleType: 'ev', projectionYears: [] }, false],
   ])('decides %p: %p', (body, expected) => {
     expect(isValidDepreciationBody(body)).toBe(expected);
     expect(classValidatorAccepts(body)).toBe(expected);

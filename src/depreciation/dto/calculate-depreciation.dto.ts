@@ -10,9 +10,17 @@ export const MAX_PURCHASE_PRICE = 10_000_000;
  * and break "the first entry is the price". SPEC's "positive", taken to the cent.
  */
 export const MIN_PURCHASE_PRICE = 0.01;
+/** The most years a projection looks ahead: ten years of one unchanged pace is already a stretch. */
+export const MAX_PROJECTION_YEARS = 10;
 
 const finite = { allowNaN: false, allowInfinity: false };
-const FIELDS = new Set(['purchaseYear', 'purchasePrice', 'vehicleType', 'currentMileage']);
+const FIELDS = new Set([
+  'purchaseYear',
+  'purchasePrice',
+  'vehicleType',
+  'currentMileage',
+  'projectionYears',
+]);
 const TYPES = new Set<unknown>(VEHICLE_TYPES);
 
 const isFiniteNumber = (value: unknown): value is number =>
@@ -24,7 +32,7 @@ const isFiniteNumber = (value: unknown): value is number =>
  */
 export function isValidDepreciationBody(body: Record<string, unknown>): boolean {
   for (const key in body) if (!FIELDS.has(key)) return false;
-  const { purchaseYear, purchasePrice, vehicleType, currentMileage } = body;
+  const { purchaseYear, purchasePrice, vehicleType, currentMileage, projectionYears } = body;
   return (
     Number.isInteger(purchaseYear) &&
     (purchaseYear as number) >= MIN_PURCHASE_YEAR &&
@@ -32,7 +40,11 @@ export function isValidDepreciationBody(body: Record<string, unknown>): boolean 
     purchasePrice >= MIN_PURCHASE_PRICE &&
     purchasePrice <= MAX_PURCHASE_PRICE &&
     TYPES.has(vehicleType) &&
-    (currentMileage === undefined || (isFiniteNumber(currentMileage) && currentMileage >= 0))
+    (currentMileage === undefined || (isFiniteNumber(currentMileage) && currentMileage >= 0)) &&
+    (projectionYears === undefined ||
+      (Number.isInteger(projectionYears) &&
+        (projectionYears as number) >= 0 &&
+        (projectionYears as number) <= MAX_PROJECTION_YEARS))
   );
 }
 
@@ -80,4 +92,20 @@ export class CalculateDepreciationDto {
   @IsNumber(finite)
   @Min(0)
   currentMileage?: number;
+
+  @ApiPropertyOptional({
+    description:
+      `Years to project after the current one: an integer from 0 to ${MAX_PROJECTION_YEARS}. ` +
+      'Omitted is the same as 0: no projection, and the answer has no `projection` field.',
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_PROJECTION_YEARS,
+    default: 0,
+    example: 5,
+  })
+  @ValidateIf((_dto, value) => value !== undefined)
+  @IsInt()
+  @Min(0)
+  @Max(MAX_PROJECTION_YEARS)
+  projectionYears?: number;
 }

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { VEHICLE_TYPES, type VehicleType } from '../vehicle-type';
 
 /**
@@ -45,6 +45,17 @@ class DepreciationDataDto {
     description: 'One entry per calendar year from the purchase year to the current year.',
   })
   yearlyBreakdown!: YearlyEntryDto[];
+
+  @ApiPropertyOptional({
+    type: [YearlyEntryDto],
+    description:
+      'Only when the request asks for `projectionYears` ≥ 1: one entry per year after the current ' +
+      "one, shaped like the breakdown's (the first loss is from `currentValue`). It assumes the " +
+      'vehicle keeps its pace (current mileage ÷ max(age, 1) miles a year) and the market behaves as ' +
+      'the rates say: the entry k years ahead is the current value of the same vehicle bought k ' +
+      'years earlier with pace × (age + k) miles.',
+  })
+  projection?: YearlyEntryDto[];
 }
 
 @ApiSchema({ name: 'DepreciationMeta' })

@@ -28,6 +28,10 @@ export type DepreciationRequest = {
      * Current mileage in miles: 0 or more. Omitted is the same as 0.
      */
     currentMileage?: number;
+    /**
+     * Years to project after the current one: an integer from 0 to 10. Omitted is the same as 0: no projection, and the answer has no `projection` field.
+     */
+    projectionYears?: number;
 };
 
 export type YearlyEntry = {
@@ -74,6 +78,10 @@ export type DepreciationData = {
      * One entry per calendar year from the purchase year to the current year.
      */
     yearlyBreakdown: Array<YearlyEntry>;
+    /**
+     * Only when the request asks for `projectionYears` ≥ 1: one entry per year after the current one, shaped like the breakdown's (the first loss is from `currentValue`). It assumes the vehicle keeps its pace (current mileage ÷ max(age, 1) miles a year) and the market behaves as the rates say: the entry k years ahead is the current value of the same vehicle bought k years earlier with pace × (age + k) miles.
+     */
+    projection?: Array<YearlyEntry>;
 };
 
 export type DepreciationMeta = {

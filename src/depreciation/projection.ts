@@ -1,0 +1,60 @@
+import type { YearlyEntryDto as YearlyEntry } from './dto/depreciation-response.dto';
+import { percentOf, roundHalfAwayFromZero, toUsd } from './money';
+import type { DepreciationStrategy, Usage } from './strategies/depreciation-strategy';
+
+/** The vehicle's value in whole cents at `age`, rounded as every entry is (half away from zero). */
+export const centsAt = (
+  strategy: DepreciationStrategy,
+  priceCents: number,
+  age: number,
+  usage: Usage,
+): number => roundHalfAwayFromZero(priceCents * strategy.valueAt(age, usage));
+
+/** One entry of the breakdown or the projection: its loss is from the previous entry's cents. */
+export const entryOf = (
+  year: number,
+  age: number,
+  cents: number,
+  previousCents: number,
+): YearlyEntry => {
+  const lost = previousCents - cents;
+  return {
+    year,
+    age,
+    value: toUsd(cents),
+    depreciation: toUsd(lost),
+    depreciationPercent: percentOf(lost, previousCents),
+  };
+};
+
+/** The vehicle today: what a projection continues from. */
+export interface Today {
+  readonly strategy: DepreciationStrategy;
+  readonly priceCents: number;
+  readonly currentYear: number;
+  /** Whole years owned (meta.vehicleAge). */
+  readonly age: number;
+  readonly currentMileage: number;
+  readonly currentCents: number;
+}
+
+/**
+ * The next `years` years (docs/model.md, "Projection"). The vehicle keeps its pace, so k years ahead
+ * it is the same vehicle owned age + k years with pace × (age + k) miles: valued as a breakdown
+ * values its last entry, never with today's usage, whose even accrual would divide by the age
+ * (0 in the purchase year). A vehicle bought this year counts its miles so far as one year's.
+ */
+export function projectionOf(today: Today, years: number): YearlyEntry[] {
+  const { strategy, priceCents, currentYear, age } = today;
+  const pace = today.currentMileage / Math.max(age, 1);
+  const entries = new Array<YearlyEntry>(years);
+  let previousCents = today.currentCents;
+  for (let ahead = 1; ahead <= years; ahead++) {
+    const owned = age + ahead;
+    const usage = { ownedYears: owned, currentMileage: pace * owned };
+    const cents = centsAt(strategy, priceCents, owned, usage);
+    entries[ahead - 1] = entryOf(currentYear + ahead, owned, cents, previousCents);
+    previousCents = cents;
+  }
+  return entries;
+}
