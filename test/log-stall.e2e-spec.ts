@@ -94,4 +94,19 @@ describe('a stalled log reader (built server)', () => {
     },
     PROCESS_TEST_TIMEOUT_MS * 2,
   );
+
+  it(
+    'keeps answering when its log reader goes away (EPIPE), counting every line it drops',
+    async () => {
+      server = await startServer({ LOG_LEVEL: 'info' });
+      const running = server;
+      running.closeStdout();
+      const statuses = await healthChecks(running, '127.0.0.173');
+      expect(statuses.filter((status) => status === 200)).toHaveLength(REQUESTS);
+      expect(running.hasExited).toBe(false);
+      // Every line after the first failed write is dropped and counted (that one failed in the pipe).
+      expect(await droppedMetric(running)).toBeGreaterThanOrEqual(REQUESTS - 1);
+    },
+    PROCESS_TEST_TIMEOUT_MS * 2,
+  );
 });

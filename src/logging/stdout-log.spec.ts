@@ -22,6 +22,25 @@ function stalledOutput() {
 }
 
 describe('StdoutLog', () => {
+  it('drops and counts every line once its reader closed the pipe, and never throws', async () => {
+    const written: string[] = [];
+    const out = new Writable({
+      decodeStrings: false,
+      write(chunk: string, _encoding, done) {
+        written.push(chunk);
+        done(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+      },
+    });
+    let drops = 0;
+    const log = new StdoutLog(1_000, () => (drops += 1), out);
+    log.write('first');
+    await new Promise((resolve) => setImmediate(resolve));
+    log.write('second');
+    log.write('third');
+    expect(written).toEqual(['first']);
+    expect(drops).toBe(2);
+  });
+
   it('writes while the buffer holds less than its bound, then drops and counts', () => {
     const { out, written } = stalledOutput();
     let drops = 0;

@@ -11,7 +11,20 @@ const EXIT_FLUSH_TIMEOUT_MS = 2_000;
 const FLUSH_POLL_MS = 10;
 
 /** What StdoutLog writes to: the process's stdout, or a stream standing in for it. */
-type Output = Pick<Writable, 'write' | 'writableLength' | 'destroyed' | 'once'>;
+type Output = Pick<Writable, 'write' | 'writableLength' | 'destroyed' | 'once' | 'on'>;
+
+/**
+ * Outputs that failed (a reader that closed its end of the pipe: EPIPE). Such an error, emitted
+ * with no listener, would be thrown and end the process; one listener per output takes it instead,
+ * however many loggers write there.
+ */
+const failed = new WeakSet<Output>();
+const watched = new WeakSet<Output>();
+function watch(out: Output): void {
+  if (watched.has(out)) return;
+  watched.add(out);
+  out.on('error', () => failed.add(out));
+}
 
 /**
  * The log's destination: the process's stdout, which never blocks the event loop. On a pipe or a
@@ -20,7 +33,8 @@ type Output = Pick<Writable, 'write' | 'writableLength' | 'destroyed' | 'once'>;
  * not. That buffer is bounded: once it holds `bufferBytes` (LOG_BUFFER_BYTES; characters, bytes
  * for ASCII lines) or more, each further line is dropped and counted (`onDrop`), never waited for.
  * When the reader has caught up (the buffer drained) `onResumed` is told how many were dropped
- * meanwhile, once. A file or a terminal is written synchronously by Node: nothing waits there.
+ * meanwhile, once. A reader that closed the pipe is never read again: every further line is dropped
+ * and counted. A file or a terminal is written synchronously by Node: nothing waits there.
  */
 export class StdoutLog implements DestinationStream {
   private droppedSinceDrain = 0;
@@ -30,15 +44,18 @@ export class StdoutLog implements DestinationStream {
     private readonly bufferBytes: number,
     private readonly onDrop: () => void = () => undefined,
     private readonly out: Output = process.stdout,
-  ) {}
+  ) {
+    watch(out);
+  }
 
   /**
    * pino's one call per line. No allocation beyond the stream's own: a buffer at `bufferBytes`
    * or more (at least the stream's high-water mark, so its 'drain' event is due) drops the line.
    */
   write(line: string): void {
-    if (this.out.writableLength < this.bufferBytes && !this.out.destroyed) {
-      this.out.write(line);
+    const out = this.out;
+    if (out.writableLength < this.bufferBytes && !out.destroyed && !failed.has(out)) {
+      out.write(line);
       return;
     }
     this.onDrop();

@@ -175,6 +175,11 @@ export class RunningProcess {
     this.child.stdout?.resume();
   }
 
+  /** Closes this end of its stdout pipe, as a log reader that went away: its writes fail (EPIPE). */
+  closeStdout(): void {
+    this.child.stdout?.destroy();
+  }
+
   get hasExited(): boolean {
     return this.child.exitCode !== null || this.child.signalCode !== null;
   }
