@@ -2,10 +2,10 @@ import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import express, { NextFunction, Request, Response } from 'express';
 import { SystemClock } from '../src/common/clock';
 import { DepreciationService } from '../src/depreciation/depreciation.service';
-import * as dto from '../src/depreciation/dto/calculate-depreciation.dto';
 import * as messages from '../src/edge/error-messages';
 import { BODY_LIMIT_BYTES as LIMIT, isJsonContentType } from '../src/edge/json-body';
 import { ROUTE } from './common';
+import { passesPrecheck } from './precheck';
 
 /**
  * The ceilings (`ceilings.js express|http`): bare Express 5 (no X-Powered-By, no ETag, as the
@@ -26,11 +26,9 @@ const notFound = (method = 'GET', path: string) => error(404, `Cannot ${method} 
 
 /** The answer to a parsed body (the service refuses a year after the current UTC one: 400). */
 function calculate(body: unknown): Answer {
-  const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
-  if (!isObject || !dto.isValidDepreciationBody(body as Record<string, unknown>))
-    return BAD_REQUEST;
+  if (!passesPrecheck(body)) return BAD_REQUEST;
   try {
-    return [200, service.calculate(body as dto.CalculateDepreciationDto)];
+    return [200, service.calculate(body)];
   } catch (thrown) {
     if ((thrown as { getStatus?: () => number }).getStatus?.() === 400) return BAD_REQUEST;
     console.error(thrown);

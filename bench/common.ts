@@ -7,13 +7,13 @@ import Redis from 'ioredis';
 import { SystemClock } from '../src/common/clock';
 import { DepreciationService } from '../src/depreciation/depreciation.service';
 import { rateLimitMessage } from '../src/edge/error-messages';
-import { freePort, RunningProcess } from '../src/testing/processes';
+import { freePort, RunningProcess, waitFor } from '../src/testing/processes';
 import { README_EXAMPLE_REQUEST } from '../src/testing/readme-example';
 
 /** What the bench's programs share. This file runs as dist-bench/bench/common.js. */
 export const ROOT = resolve(__dirname, '..', '..');
 export const MAIN_JS = join(ROOT, 'dist', 'main.js');
-const OUT_DIR = join(ROOT, 'bench', '.out');
+export const OUT_DIR = join(ROOT, 'bench', '.out');
 export const benchJs = (name: string) => join(__dirname, `${name}.js`);
 export const ROUTE = '/api/depreciate';
 /** The README's example (a 2020 sedan, seven entries); the largest answer (a year each since 1900),
@@ -52,12 +52,12 @@ export const CAN_PIN =
 export const pinned = (cpu: string, command: string[]) =>
   CAN_PIN ? ['taskset', '-c', cpu, ...command] : command;
 
-export type Server = Awaited<ReturnType<typeof startServer>>;
+export type Server = Awaited<ReturnType<typeof launch>>;
 /**
  * A server on a free loopback port (its PORT, or `$PORT` in its arguments), pinned, stdout
- * dropped, stderr in bench/.out/<name>.stderr.log; resolves once it accepts connections.
+ * dropped, stderr in bench/.out/<name>.stderr.log; not waited for.
  */
-export async function startServer(name: string, command: string[], env = {}, cpu = SERVER_CPU) {
+async function launch(name: string, command: string[], env = {}, cpu = SERVER_CPU) {
   mkdirSync(OUT_DIR, { recursive: true });
   const port = await freePort();
   const [program, ...args] = pinned(cpu, command).map((a) => (a === '$PORT' ? `${port}` : a));
@@ -67,8 +67,36 @@ export async function startServer(name: string, command: string[], env = {}, cpu
     stdout: 'ignore',
     stderr: { file: join(OUT_DIR, `${name}.stderr.log`) },
   });
-  await child.untilListening(port, '127.0.0.1', 30_000);
   return { port, process: child };
+}
+
+/** A server as `launch` starts it, once it accepts connections. */
+export async function startServer(name: string, command: string[], env = {}, cpu = SERVER_CPU) {
+  const server = await launch(name, command, env, cpu);
+  await server.process.untilListening(server.port, '127.0.0.1', 30_000);
+  return server;
+}
+
+/**
+ * Seconds from spawning a server to its first right answer to the README's body (polled every
+ * 2 ms, a refused connection being no answer yet); the server is stopped after it.
+ */
+export async function firstAnswerSeconds(name: string, command: string[], env = {}) {
+  const started = performance.now();
+  const { port, process: child } = await launch(name, command, env);
+  const url = `http://127.0.0.1:${port}${ROUTE}`;
+  const answered = async () => {
+    if (child.hasExited) throw new Error(`${name} exited before answering: ${child.stderr}`);
+    const problem = await checkAnswer(url, README_BODY, 200, 0).catch(() => false as const);
+    if (problem) throw new Error(`${name}'s first answer: ${problem}`);
+    return problem === undefined;
+  };
+  try {
+    await waitFor(`${name}'s first answer`, answered, 30_000, 2);
+    return (performance.now() - started) / 1000;
+  } finally {
+    await child.stop(5_000);
+  }
 }
 
 /** A throw-away redis-server (no persistence), or undefined without redis-server on PATH. */

@@ -1,31 +1,37 @@
 import { RunningProcess } from '../src/testing/processes';
 import * as c from './common';
-import { LoadSummary, runLoad, stopLoad, unexpectedAnswers } from './load';
+import { goalsTable } from './goals';
+import { LoadOptions, LoadSummary, runLoad, stopLoad, unexpectedAnswers } from './load';
 import type { StoreMemory } from './memory';
 import * as r from './report';
+import { plan } from './targets';
+import { runWrk, WRK } from './wrk';
 
-/** `npm run bench` (bench/README.md): the rows in alternating rounds, the soak, the store's memory. */
+/** `npm run bench` (bench/README.md): the rows in alternating rounds, soaks, start-ups, the store's memory. */
 const settings: r.Settings = {
   seconds: c.envNumber('BENCH_DURATION', 10),
   rounds: c.envNumber('BENCH_ROUNDS', 3),
   warmup: c.envNumber('BENCH_WARMUP', 2),
   connections: c.envNumber('BENCH_CONNECTIONS', 50),
   soakSeconds: c.envNumber('BENCH_SOAK_SECONDS', 180),
+  startUps: c.envNumber('BENCH_STARTUPS', 5),
   loadAtStart: r.loadAverage(),
   took: NaN,
 };
 const started = Date.now();
 const log = (line: string) =>
   console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`);
-const NO_LIMIT = 1e9; // never reached: the service counts every request and refuses none
+/** The rows wrk loads too, beside autocannon (bench/wrk.ts). */
+const WRK_TARGETS = ['service', 'bare-nest', 'express-ceiling'];
 let redis: c.Server | undefined;
 
 const urlOf = (t: r.Target) => `http://127.0.0.1:${t.server?.port ?? 0}${c.ROUTE}`;
 const BODIES = { readme: c.README_BODY, largest: c.LARGEST_BODY, projected: c.PROJECTED_BODY };
 const bodyOf = (row: Pick<r.Row, 'workload'>) => BODIES[row.workload];
-const load = (row: Pick<r.Row, 'target' | 'workload'>, seconds: number) => {
+type Runner = (options: LoadOptions) => Promise<LoadSummary>;
+const load = (row: Pick<r.Row, 'target' | 'workload'>, seconds: number, run: Runner = runLoad) => {
   const [url, body] = [urlOf(row.target), JSON.stringify(bodyOf(row))];
-  return runLoad({ url, body, connections: settings.connections, seconds });
+  return run({ url, body, connections: settings.connections, seconds });
 };
 
 const start = (t: r.Target) =>
@@ -51,19 +57,31 @@ const check = async (row: r.Row, status = row.status, limit = row.target.limit) 
     ? c.checkAnswer(urlOf(row.target), bodyOf(row), status, limit)
     : 'the process did not start';
 
-/** One measured round, with the server's CPU; a wrong answer or a fall-back from Redis spoils it. */
-async function measure(row: r.Row): Promise<LoadSummary> {
+/** One load of a round's length on a row, with the server's CPU over it. */
+async function loadWithCpu(row: r.Row, run: Runner = runLoad): Promise<LoadSummary> {
   const pid = row.target.server?.process.pid ?? -1;
+  const cpu = c.cpuSeconds(pid);
+  const summary = await load(row, settings.seconds, run);
+  summary.serverCpu = (c.cpuSeconds(pid) - cpu) / summary.seconds;
+  return summary;
+}
+
+/** One round under autocannon; a wrong answer or a fall-back from Redis spoils the row. */
+async function measure(row: r.Row): Promise<LoadSummary> {
   let summary!: LoadSummary;
-  const shortfall = await redisShortfall(row, async () => {
-    const cpu = c.cpuSeconds(pid);
-    summary = await load(row, settings.seconds);
-    summary.serverCpu = (c.cpuSeconds(pid) - cpu) / summary.seconds;
-    return summary.total;
-  });
+  const shortfall = await redisShortfall(row, async () => (summary = await loadWithCpu(row)).total);
   row.problem ??= unexpectedAnswers(summary, row.status) ?? shortfall;
   row.rounds.push(summary);
   return summary;
+}
+
+/** One round under wrk, kept apart from autocannon's; a failure leaves the row's wrk figures out. */
+async function measureWrk(row: r.Row): Promise<void> {
+  const summary = await loadWithCpu(row, runWrk).catch((error: Error) => error);
+  if (summary instanceof Error) return void (row.wrkProblem ??= summary.message.slice(0, 200));
+  row.wrkProblem ??= unexpectedAnswers(summary, row.status);
+  row.wrk.push(summary);
+  log(`  wrk: ${Math.round(summary.requestsPerSecond)} req/s, p99 ${summary.p99Ms.toFixed(1)} ms`);
 }
 
 const warmUp = async (row: r.Row) =>
@@ -81,81 +99,95 @@ async function storeMemory(): Promise<StoreMemory[]> {
   return figures;
 }
 
+/** The rounds, the rows alternating within each; wrk after autocannon on its rows. */
+async function rounds(rows: r.Row[], peer: r.Target) {
+  const wrk = (row: r.Row) =>
+    WRK && row.workload === 'readme' && WRK_TARGETS.includes(row.target.name);
+  for (let round = 1; round <= settings.rounds; round++) {
+    for (const row of rows.filter((x) => !x.problem)) {
+      // The stock throttler's cost grows with a client's hits: a fresh peer each round.
+      if (row.target === peer && round > 1) {
+        await row.target.server?.process.stop(5_000);
+        await start(row.target);
+        await warmUp(row);
+      }
+      const s = await measure(row);
+      const figures = `${Math.round(s.requestsPerSecond)} req/s, p99 ${s.p99Ms.toFixed(1)} ms`;
+      const cpu = `server CPU ${((s.serverCpu ?? NaN) * 100).toFixed(0)} %`;
+      log(
+        `round ${round}/${settings.rounds} ${row.label}: ${figures}, ${cpu} ${row.problem ?? ''}`,
+      );
+      if (wrk(row)) await measureWrk(row);
+    }
+  }
+}
+
+/** Full load on a running target for the soak's length, its RSS every 10 s and once after. */
+async function soak(target: r.Target, label: string): Promise<r.Soak | undefined> {
+  if (!settings.soakSeconds || !target.server) return undefined;
+  log(`soak: ${settings.soakSeconds} s at full load on ${target.name}, RSS every 10 s`);
+  const pid = target.server.process.pid;
+  const samples = [c.rssBytes(pid)];
+  const timer = setInterval(() => samples.push(c.rssBytes(pid)), 10e3);
+  const summary = await load({ target, workload: 'readme' }, settings.soakSeconds);
+  clearInterval(timer);
+  samples.push(c.rssBytes(pid));
+  const problem = unexpectedAnswers(summary, 200);
+  log(`soak RSS of ${target.name} (MiB): ${samples.map(r.mib).join(', ')} ${problem ?? ''}`);
+  return { name: target.name, label, samples, problem };
+}
+
+/** Spawn to first answer of each target, a fresh process each time, the targets alternating. */
+async function startUps(targets: [r.Target, string][]): Promise<r.StartUp[]> {
+  const results = targets.map(([t, label]) => ({ name: t.name, label, seconds: [] as number[] }));
+  for (let i = 0; i < settings.startUps; i++) {
+    for (const [n, [t]] of targets.entries()) {
+      const seconds = await c.firstAnswerSeconds(`start-up-${t.name}`, t.command, t.env);
+      results[n].seconds.push(seconds);
+    }
+  }
+  results.forEach((s) =>
+    log(`start-up of ${s.name} (s): ${s.seconds.map((n) => r.fixed(n)).join(', ')}`),
+  );
+  return settings.startUps ? results : [];
+}
+
 c.runMain(async () => {
   log(`${r.machine()}; load average ${settings.loadAtStart}`);
   log(c.CAN_PIN ? `servers on core ${c.SERVER_CPU}, load on core ${c.LOAD_CPU}` : 'unpinned');
   redis = await c.startRedis();
   if (!redis) log('redis-server not found: no Redis row (apt-get install redis-server)');
-  const target = (name: string, args: string[], env = {}, limit = NO_LIMIT): r.Target => {
-    const command = [process.execPath, ...args];
-    return { name, command, env: { ...c.SERVER_ENV, ...env }, limit };
-  };
-  const service = (name: string, limit: number, env = {}) =>
-    target(name, [c.MAIN_JS], { RATE_LIMIT_PER_DAY: `${limit}`, ...env }, limit);
-  const peer = target('peer', [c.benchJs('peer')]);
-  const bare = target('peer-bare', [c.benchJs('peer')], { PEER_THROTTLER: 'off' });
-  const express = target('express-ceiling', [c.benchJs('ceilings'), 'express']);
-  const http = target('http-ceiling', [c.benchJs('ceilings'), 'http']);
-  const inMemory = service('service', NO_LIMIT);
-  const env = { RATE_LIMIT_STORE: 'redis', REDIS_URL: `redis://127.0.0.1:${redis?.port}` };
-  const viaRedis = redis && service('service-redis', NO_LIMIT, env);
-  const rows: r.Row[] = [];
-  const row = (label: string, t?: r.Target, status = 200, workload: r.Row['workload'] = 'readme') =>
-    t && rows.push({ label, target: t, status, workload, rounds: [], rss: NaN });
-  row('service (in-memory store)', inMemory);
-  row('service (Redis store)', viaRedis);
-  row('peer: Nest + ValidationPipe + stock throttler', peer);
-  if (process.env.BENCH_PEER_BARE !== '0')
-    row('peer without its throttler (Nest + ValidationPipe)', bare);
-  row('Express 5 ceiling', express);
-  row('node:http ceiling', http);
-  row('service, 429 path (over its limit)', service('service-429', 1), 429);
-  row('service, largest answer', inMemory, 200, 'largest');
-  row('service, largest answer with projectionYears: 10', inMemory, 200, 'projected');
-  row('Express 5 ceiling, largest answer', express, 200, 'largest');
-  row('node:http ceiling, largest answer', http, 200, 'largest');
-  const targets = [...new Set(rows.map((r) => r.target))];
+  if (!WRK) log('wrk not on PATH (or BENCH_WRK=0): autocannon alone');
+  const { rows, service, bareNest, peer } = plan(redis?.port);
+  const targets = [...new Set(rows.map((row) => row.target))];
   for (const t of targets) await start(t);
   // The 429 row's one allowed request is spent first.
-  for (const r of rows)
-    r.problem = (r.status === 429 && (await check(r, 200, 1))) || (await check(r));
-  rows.filter((r) => r.problem).forEach((r) => log(`${r.label}: left out, ${r.problem}`));
-  const { warmup, rounds, seconds, connections, soakSeconds } = settings;
-  log(`${warmup} s warm-up a row, ${rounds} rounds × ${seconds} s, ${connections} connections`);
-  for (const r of rows.filter((x) => !x.problem)) await warmUp(r);
-  for (let round = 1; round <= rounds; round++) {
-    for (const r of rows.filter((x) => !x.problem)) {
-      // The stock throttler's cost grows with a client's hits: a fresh peer each round.
-      if (r.target === peer && round > 1) {
-        await r.target.server?.process.stop(5_000);
-        await start(r.target);
-        await warmUp(r);
-      }
-      const s = await measure(r);
-      const figures = `${Math.round(s.requestsPerSecond)} req/s, p99 ${s.p99Ms.toFixed(1)} ms`;
-      const cpu = `server CPU ${((s.serverCpu ?? NaN) * 100).toFixed(0)} %`;
-      log(`round ${round}/${rounds} ${r.label}: ${figures}, ${cpu} ${r.problem ?? ''}`);
-    }
-  }
-  rows.forEach((r) => (r.rss = c.rssBytes(r.target.server?.process.pid ?? -1)));
+  for (const row of rows)
+    row.problem = (row.status === 429 && (await check(row, 200, 1))) || (await check(row));
+  rows.filter((x) => x.problem).forEach((x) => log(`${x.label}: left out, ${x.problem}`));
+  const { warmup, seconds, connections } = settings;
+  log(
+    `${warmup} s warm-up a row, ${settings.rounds} rounds × ${seconds} s, ${connections} connections`,
+  );
+  for (const row of rows.filter((x) => !x.problem)) await warmUp(row);
+  await rounds(rows, peer);
+  rows.forEach((row) => (row.rss = c.rssBytes(row.target.server?.process.pid ?? -1)));
   log('in-memory store: bytes per client at 100k and 1M clients, IPv4 and IPv6 keys');
-  const store = storeMemory(); // measured during the soak; a failure is reported after it
+  const store = storeMemory(); // measured during the first soak; a failure is reported after it
   store.catch(() => undefined);
-  let soaked; // full load on the in-memory service, its RSS sampled every 10 s from the start
-  if (soakSeconds && inMemory.server) {
-    log(`soak: ${soakSeconds} s at full load on the service, RSS every 10 s`);
-    const pid = inMemory.server.process.pid;
-    const samples = [c.rssBytes(pid)];
-    const timer = setInterval(() => samples.push(c.rssBytes(pid)), 10e3);
-    const summary = await load({ target: inMemory, workload: 'readme' }, soakSeconds);
-    clearInterval(timer);
-    soaked = { samples, problem: unexpectedAnswers(summary, 200) };
-    log(`soak RSS (MiB): ${samples.map(r.mib).join(', ')} ${soaked.problem ?? ''}`);
-  }
+  const soaks = [
+    await soak(service, 'the service (in-memory store)'),
+    await soak(bareNest, 'the bare Nest route'),
+  ];
   const memory = await store;
   memory.forEach((m) => log(`  ${m.kind} ${m.clients}: ${m.bytesPerClient.toFixed(1)} B/client`));
   stopLoad();
+  const ups = await startUps([
+    [service, 'the service (in-memory store)'],
+    [bareNest, 'the bare Nest route'],
+  ]).catch((error: Error) => void log(`start-up not measured: ${error.message}`));
   for (const server of [...targets.map((t) => t.server), redis]) await server?.process.stop(5_000);
   settings.took = (Date.now() - started) / 1000;
-  log(`written to ${r.writeResults(settings, rows, memory, soaked)}`);
+  const results = { rows, store: memory, soaks: soaks.filter((s) => !!s), startUps: ups ?? [] };
+  log(`written to ${r.writeResults(settings, results, goalsTable(results))}`);
 });
