@@ -82,12 +82,15 @@ function throughputTable(rows: Row[]): string {
   });
   return `| target | answers | req/s (median) | each round | p50 ms | p99 ms | server CPU | RSS after, MiB | vs bare Nest | vs Express | vs node:http |
 |---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|
-${lines.join('\n')}`;
+${lines.join('\n')}
+
+Server CPU under ~95 %: the server was not the bottleneck (or was starved), its req/s a lower bound.`;
 }
 
-function wrkTable(rows: Row[]): string {
+function wrkTable(rows: Row[], connections: number): string {
   const loaded = rows.filter((row) => row.wrk.length || row.wrkProblem);
   if (!loaded.length) return 'Not run: wrk is not on PATH, or BENCH_WRK=0.';
+  const intro = `The same rows under wrk (\`-t1\`, ${connections} connections, pinned like autocannon), one run after autocannon's in each round; medians over the rounds. Where wrk gets more from a server that autocannon left under ~95 % CPU, autocannon was the limit.`;
   const lines = loaded.map((row) => {
     const [a, w] = [rps(row), rps(row, 'wrk')];
     const cells = row.wrkProblem
@@ -95,7 +98,9 @@ function wrkTable(rows: Row[]): string {
       : `${count(a)} | ${count(w)} | ${times(w / a)} | ${fixed(p99(row))} | ${fixed(p99(row, 'wrk'))} | ${cpu(row)} % · ${cpu(row, 'wrk')} %`;
     return `| ${row.label} | ${cells} |`;
   });
-  return `| target | autocannon req/s | wrk req/s | wrk / autocannon | autocannon p99 ms | wrk p99 ms | server CPU (autocannon · wrk) |
+  return `${intro}
+
+| target | autocannon req/s | wrk req/s | wrk / autocannon | autocannon p99 ms | wrk p99 ms | server CPU (autocannon · wrk) |
 |---|--:|--:|--:|--:|--:|--:|
 ${lines.join('\n')}`;
 }
@@ -104,7 +109,10 @@ function startUpTable(startUps: StartUp[]): string {
   if (!startUps.length) return 'Not measured (BENCH_STARTUPS=0).';
   const each = (s: StartUp) => s.seconds.map((n) => fixed(n)).join(' · ');
   const lines = startUps.map((s) => `| ${s.label} | ${fixed(median(s.seconds))} | ${each(s)} |`);
-  return `| target | seconds (median) | each start |
+  const starts = startUps[0].seconds.length;
+  return `Spawn (through taskset) to the first right answer to the README's body, ${starts} times each, alternating, a fresh process each time.
+
+| target | seconds (median) | each start |
 |---|--:|---|
 ${lines.join('\n')}`;
 }
@@ -122,6 +130,13 @@ ${soaks.map(text).join('\n')}`;
 
 const storeRow = (m: StoreMemory) =>
   `| ${m.kind} | ${count(m.clients)} | ${m.bytesPerClient.toFixed(1)} | \`${m.example}\` |`;
+const storeTable = (
+  store: StoreMemory[],
+) => `Heap used after N clients' first hit minus before, over N (\`node --expose-gc\`, the compiled \`MemoryDailyLimitStorage\`, keys from the service's \`clientKey()\`; measured during the first soak).
+
+| keys | clients | bytes per client | a key as stored |
+|---|--:|--:|---|
+${store.map(storeRow).join('\n')}`;
 
 /** How the run was made: the list at the top of RESULTS.md. */
 function setup(s: Settings): string {
@@ -153,17 +168,11 @@ ${setup(s)}
 
 ${throughputTable(rows)}
 
-Server CPU under ~95 %: the server was not the bottleneck (or was starved), its req/s a lower bound.
-
 ## Autocannon beside wrk
 
-The same rows under wrk (\`-t1\`, ${s.connections} connections, pinned like autocannon), one run after autocannon's in each round; medians over the rounds. Where wrk gets more from a server that autocannon left under ~95 % CPU, autocannon was the limit.
-
-${wrkTable(rows)}
+${wrkTable(rows, s.connections)}
 
 ## Start-up
-
-Spawn to the first right answer, ${s.startUps} times each, alternating (a fresh process each time).
 
 ${startUpTable(startUps)}
 
@@ -173,11 +182,7 @@ ${goals}
 
 ## Memory of the in-memory store
 
-Heap used after N clients' first hit minus before, over N (\`node --expose-gc\`, the compiled \`MemoryDailyLimitStorage\`, keys from the service's \`clientKey()\`; measured during the soak).
-
-| keys | clients | bytes per client | a key as stored |
-|---|--:|--:|---|
-${store.map(storeRow).join('\n')}
+${storeTable(store)}
 
 ## Soak
 
