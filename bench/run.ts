@@ -175,17 +175,17 @@ c.runMain(async () => {
   log('in-memory store: bytes per client at 100k and 1M clients, IPv4 and IPv6 keys');
   const store = storeMemory(); // measured during the first soak; a failure is reported after it
   store.catch(() => undefined);
-  const soaks = [
-    await soak(service, 'the service (in-memory store)'),
-    await soak(bareNest, 'the bare Nest route'),
+  const base: [r.Target, string][] = [
+    [service, 'the service (in-memory store)'],
+    [bareNest, 'the bare Nest route'],
   ];
+  const soaks = [await soak(...base[0]), await soak(...base[1])];
   const memory = await store;
   memory.forEach((m) => log(`  ${m.kind} ${m.clients}: ${m.bytesPerClient.toFixed(1)} B/client`));
   stopLoad();
-  const ups = await startUps([
-    [service, 'the service (in-memory store)'],
-    [bareNest, 'the bare Nest route'],
-  ]).catch((error: Error) => void log(`start-up not measured: ${error.message}`));
+  const ups = await startUps(base).catch(
+    (error: Error) => void log(`start-up not measured: ${error.message}`),
+  );
   for (const server of [...targets.map((t) => t.server), redis]) await server?.process.stop(5_000);
   settings.took = (Date.now() - started) / 1000;
   const results = { rows, store: memory, soaks: soaks.filter((s) => !!s), startUps: ups ?? [] };
