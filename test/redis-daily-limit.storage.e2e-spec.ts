@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
-import { createRedisClient } from '../src/rate-limit/redis-client';
-import { redisKey } from '../src/rate-limit/redis-daily-count';
-import { RedisDailyLimitStorage } from '../src/rate-limit/redis-daily-limit.storage';
+import { createRedisClient } from '../src/rate-limit/redis/redis-client';
+import { redisKey } from '../src/rate-limit/redis/redis-daily-count';
+import { RedisDailyLimitStorage } from '../src/rate-limit/redis/redis-daily-limit.storage';
 import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
 import { SettableClock } from '../src/testing/settable-clock';
 import { RecordingLogger, startRedisStore } from './helpers/daily-limit';

@@ -12,8 +12,8 @@ import { DailyLimitPolicy } from './daily-limit.policy';
 import { DailyLimitStorage } from './daily-limit.storage';
 import { DAY_MS } from './daily-window';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
-import { createRedisClientFor, redisAddress, REDIS_SETTINGS, RedisSettings } from './redis-client';
-import { RedisDailyLimitStorage } from './redis-daily-limit.storage';
+import { createRedisClientFor, redisAddress, REDIS_SETTINGS, RedisSettings } from './redis/redis-client';
+import { RedisDailyLimitStorage } from './redis/redis-daily-limit.storage';
 
 /** The store RATE_LIMIT_STORE names; the memory store doubles as Redis's fallback. */
 function dailyLimitStorage(

@@ -8,8 +8,8 @@ import {
   dailyRecord,
 } from '../../src/rate-limit/daily-limit.storage';
 import { MemoryDailyLimitStorage } from '../../src/rate-limit/memory-daily-limit.storage';
-import { createRedisClient } from '../../src/rate-limit/redis-client';
-import { RedisDailyLimitStorage } from '../../src/rate-limit/redis-daily-limit.storage';
+import { createRedisClient } from '../../src/rate-limit/redis/redis-client';
+import { RedisDailyLimitStorage } from '../../src/rate-limit/redis/redis-daily-limit.storage';
 import { ISO_TIME } from './bodies';
 import { HttpAnswer, send } from './http';
 

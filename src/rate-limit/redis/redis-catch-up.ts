@@ -1,8 +1,8 @@
 import type { LoggerService } from '@nestjs/common';
 import { Cluster } from 'ioredis';
-import type { Clock } from '../common/clock';
-import { utcDayNumber } from './daily-window';
-import type { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
+import type { Clock } from '../../common/clock';
+import { utcDayNumber } from '../daily-window';
+import type { MemoryDailyLimitStorage } from '../memory-daily-limit.storage';
 import type { RedisClient } from './redis-client';
 import { RedisContributions } from './redis-contributions';
 import { DailyCount, keyTtl, readDailyCount, redisKey } from './redis-daily-count';

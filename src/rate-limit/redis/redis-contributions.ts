@@ -1,4 +1,4 @@
-import { utcDayNumber } from './daily-window';
+import { utcDayNumber } from '../daily-window';
 
 /** Hits counted alone for one client's day, not yet added to Redis. */
 export interface CountedAlone {

@@ -1,6 +1,11 @@
 import Redis, { Cluster, RedisOptions } from 'ioredis';
-import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS, type Environment } from '../config/environment';
-import { parseRedisNodes, RedisNode, RedisTopology, redisTopology } from '../config/redis-topology';
+import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS, type Environment } from '../../config/environment';
+import {
+  parseRedisNodes,
+  RedisNode,
+  RedisTopology,
+  redisTopology,
+} from '../../config/redis-topology';
 import { DAILY_COUNT_LUA } from './redis-daily-count';
 
 /** A connection to the daily counters: one server (directly or found by Sentinel) or a Cluster. */

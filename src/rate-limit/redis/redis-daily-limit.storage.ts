@@ -1,15 +1,15 @@
 import { Logger, LoggerService, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Cluster } from 'ioredis';
-import { Clock } from '../common/clock';
+import { Clock } from '../../common/clock';
 import {
   DailyLimitRecord,
   DailyLimitState,
   DailyLimitStorage,
   dailyRecord,
-} from './daily-limit.storage';
-import { secondsUntilReset, utcDayNumber } from './daily-window';
-import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
+} from '../daily-limit.storage';
+import { secondsUntilReset, utcDayNumber } from '../daily-window';
+import { MemoryDailyLimitStorage } from '../memory-daily-limit.storage';
 import { RedisClient, redisTopologyOf, withinCommandTimeout } from './redis-client';
 import { RedisCatchUp } from './redis-catch-up';
 import { RedisContributions } from './redis-contributions';

@@ -1,5 +1,5 @@
 import type { Result } from 'ioredis';
-import { secondsUntilReset, utcDateKey, utcDayNumber } from './daily-window';
+import { secondsUntilReset, utcDateKey, utcDayNumber } from '../daily-window';
 
 /** Every key starts with this, then the UTC date, then the client: `depreciation:daily:2026-11-21:203.0.113.7`. */
 export const REDIS_KEY_PREFIX = 'depreciation:daily';
