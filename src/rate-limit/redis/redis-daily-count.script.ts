@@ -72,7 +72,7 @@ declare module 'ioredis' {
 }
 
 /** A reply of DAILY_COUNT_LUA, read. */
-interface DailyCount {
+export interface DailyCount {
   /** The client's count today, every instance together. */
   total: number;
   /** What this instance has added to it (its field). */
