@@ -57,9 +57,9 @@ async function started(topology: 'standalone' | 'cluster') {
 describe('RedisDailyLimitStorage', () => {
   let stores: RedisDailyLimitStorage[] = [];
   const start = async (topology: 'standalone' | 'cluster') => {
-    const started_ = await started(topology);
-    stores.push(started_.store);
-    return started_;
+    const ready = await started(topology);
+    stores.push(ready.store);
+    return ready;
   };
   afterEach(async () => {
     await Promise.all(stores.map((store) => store.onApplicationShutdown()));
