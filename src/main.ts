@@ -6,7 +6,7 @@ import { ShutdownState } from './common/shutdown-state';
 import { Environment, InvalidConfigurationError } from './config/environment';
 import { edgeOf } from './edge/edge';
 import { enableGracefulShutdown } from './edge/shutdown';
-import { EvictingRedisError } from './rate-limit/redis-server-check';
+import { EvictingRedisError } from './rate-limit/redis/redis-server.check';
 import { stdoutWritten } from './logging/stdout-log';
 
 async function bootstrap(): Promise<void> {

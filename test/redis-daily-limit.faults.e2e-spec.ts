@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { RedisDailyLimitStorage } from '../src/rate-limit/redis-daily-limit.storage';
+import { RedisDailyLimitStorage } from '../src/rate-limit/redis/redis-daily-limit.storage';
 import { PROCESS_TEST_TIMEOUT_MS, sleep, waitFor } from '../src/testing/processes';
 import { SettableClock } from '../src/testing/settable-clock';
 import { RecordingLogger, startRedisStore } from './helpers/daily-limit';

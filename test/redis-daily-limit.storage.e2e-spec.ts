@@ -1,14 +1,14 @@
 import Redis from 'ioredis';
-import { createRedisClient } from '../src/rate-limit/redis-client';
-import { redisKey } from '../src/rate-limit/redis-daily-count';
-import { RedisDailyLimitStorage } from '../src/rate-limit/redis-daily-limit.storage';
+import { createRedisClient } from '../src/rate-limit/redis/redis-connection.factory';
+import { redisKey } from '../src/rate-limit/redis/redis-daily-count.script';
+import { RedisDailyLimitStorage } from '../src/rate-limit/redis/redis-daily-limit.storage';
 import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
 import { SettableClock } from '../src/testing/settable-clock';
 import { RecordingLogger, startRedisStore } from './helpers/daily-limit';
 import { RedisServer } from './helpers/redis-server';
 import { describeWithTools } from './helpers/system-tools';
 
-/** The Redis store against a real redis-server (the unit spec of redisKey stays in src/). */
+/** The Redis store against a real redis-server (its unit spec, with a fake client, is in src/). */
 
 describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-server', () => {
   let server: RedisServer;
@@ -107,9 +107,8 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-serv
   it('refuses at once a client whose last shared count reached the limit, and leaves others to Redis', async () => {
     const key = 'depreciation:daily:2026-11-21:198.51.100.5';
     expect(storage.refuseAtOnce('198.51.100.5', 2)).toBeUndefined();
-    // Another instance used the client's budget: this one learns it from its next hit. (A plain
-    // count, as earlier versions kept it, is taken as the total.)
-    await inspect.set(key, '1');
+    // Another instance used the client's budget: this one learns it from its next hit.
+    await inspect.hset(key, 'total', '1', 'other-instance', '1');
     expect(await storage.hit('198.51.100.5', 2)).toMatchObject({ totalHits: 2, isBlocked: false });
     expect(storage.refuseAtOnce('198.51.100.5', 2)).toEqual({
       totalHits: 3,

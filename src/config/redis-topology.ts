@@ -1,5 +1,6 @@
 import { isIPv6 } from 'node:net';
 import { ValidateBy, ValidationArguments } from 'class-validator';
+import type { Environment } from './environment';
 
 /** How the Redis store reaches Redis: one server, a Sentinel-managed primary, or a Cluster. */
 export type RedisTopology = 'standalone' | 'sentinel' | 'cluster';
@@ -50,6 +51,15 @@ const SENTINEL_ONLY = [
   'REDIS_SENTINEL_TLS',
 ] as const;
 
+/** Every variable that says how to reach Redis (docs/operations.md): all the store reads to connect. */
+export const REDIS_SETTINGS = [
+  ...ENDPOINTS,
+  ...NODE_AUTH,
+  ...SENTINEL_ONLY,
+  'REDIS_COMMAND_TIMEOUT_MS',
+] as const satisfies readonly (keyof Environment)[];
+export type RedisSettings = Pick<Environment, (typeof REDIS_SETTINGS)[number]>;
+
 /** The one of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES set (present and not empty). */
 export function redisEndpointGiven(given: Record<string, unknown>): string | undefined {
   return ENDPOINTS.find((name) => given[name] !== undefined);
@@ -76,11 +86,10 @@ export function redisTopologyConflict(given: Record<string, unknown>): string | 
   return undefined;
 }
 
-/** The topology the (valid) environment names. */
-export function redisTopology(environment: {
-  REDIS_SENTINELS: string;
-  REDIS_CLUSTER_NODES: string;
-}): RedisTopology {
+/** The topology the (valid) environment names: decided here only, the store asks. */
+export function redisTopology(
+  environment: Pick<RedisSettings, 'REDIS_SENTINELS' | 'REDIS_CLUSTER_NODES'>,
+): RedisTopology {
   if (environment.REDIS_SENTINELS !== '') return 'sentinel';
   if (environment.REDIS_CLUSTER_NODES !== '') return 'cluster';
   return 'standalone';

@@ -1,4 +1,4 @@
-import { secondsUntilReset, utcDateKey, utcDayNumber } from './daily-window';
+import { DayRollover, secondsUntilReset, utcDateKey, utcDayNumber } from './daily-window';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -30,5 +30,17 @@ describe('the daily window (UTC calendar day)', () => {
   it('names the UTC date, not the local one', () => {
     expect(utcDateKey(at('2026-12-31T23:59:59.999Z'))).toBe('2026-12-31');
     expect(utcDateKey(at('2027-01-01T00:00:00.000Z'))).toBe('2027-01-01');
+  });
+});
+
+describe('DayRollover', () => {
+  it('starts each later UTC day once, and stays on its day when the clock steps back', () => {
+    const started: number[] = [];
+    const days = new DayRollover(() => started.push(days.day));
+    expect(days.reach(Date.parse('2026-11-21T12:00:00.000Z'))).toBe(20778);
+    expect(days.reach(Date.parse('2026-11-21T23:59:59.999Z'))).toBe(20778);
+    expect(days.reach(Date.parse('2026-11-22T00:00:00.000Z'))).toBe(20779);
+    expect(days.reach(Date.parse('2026-11-21T23:00:00.000Z'))).toBe(20779);
+    expect(started).toEqual([20778, 20779]);
   });
 });

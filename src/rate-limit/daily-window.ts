@@ -16,3 +16,29 @@ export const secondsUntilReset = (epochMs: number, day = utcDayNumber(epochMs)):
 /** The UTC date as YYYY-MM-DD, for keys that must name their day (shared stores). */
 export const utcDateKey = (epochMs: number): string =>
   new Date(utcDayNumber(epochMs) * DAY_MS).toISOString().slice(0, 10);
+
+/**
+ * The UTC day a per-client store counts in, and its rollover: the first instant of a later day
+ * calls `startDay` (the store drops yesterday's maps whole, no timers). Time only moves forward:
+ * an instant of an earlier day (a clock that stepped back) leaves the day as it is.
+ */
+export class DayRollover {
+  private latest = -Infinity;
+
+  constructor(private readonly startDay: () => void) {}
+
+  /** The day counted in (-Infinity before the first `reach`). */
+  get day(): number {
+    return this.latest;
+  }
+
+  /** Moves to the day of `now` if it is later, starting it afresh; answers the day counted in. */
+  reach(now: number): number {
+    const day = utcDayNumber(now);
+    if (day > this.latest) {
+      this.latest = day;
+      this.startDay();
+    }
+    return this.latest;
+  }
+}

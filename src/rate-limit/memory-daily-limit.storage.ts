@@ -8,7 +8,7 @@ import {
   DailyLimitStorage,
   dailyRecord,
 } from './daily-limit.storage';
-import { secondsUntilReset, utcDayNumber } from './daily-window';
+import { DayRollover, secondsUntilReset, utcDayNumber } from './daily-window';
 
 /**
  * A copy of `key` in one piece. IPv6 keys are built by concatenation ('2001:db8:1:2::' + '/64'),
@@ -33,10 +33,13 @@ const SKETCH_ROWS = 8;
  * until it catches up (docs/contract.md, "Daily limit").
  */
 export class MemoryDailyLimitStorage extends DailyLimitStorage {
-  private day = -Infinity;
   private counts = new Map<string, number>();
   /** Today's counts of the clients past the Map, once it is full. */
   private overflow?: CountMinSketch;
+  private readonly days = new DayRollover(() => {
+    this.counts = new Map();
+    this.overflow = undefined;
+  });
 
   constructor(
     private readonly clock: Clock,
@@ -57,9 +60,9 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
   hit(key: string, limit: number, atLeast = 0, now = this.clock.now().getTime()): DailyLimitRecord {
     // A shared count that comes back after its day (the Redis store awaited it) was counted
     // there: answered as it is, without touching the later day's counts.
-    if (atLeast > 0 && utcDayNumber(now) < this.day)
+    if (atLeast > 0 && utcDayNumber(now) < this.days.day)
       return dailyRecord(atLeast, limit, secondsUntilReset(now));
-    const reset = secondsUntilReset(now, this.dayAt(now));
+    const reset = secondsUntilReset(now, this.days.reach(now));
     if (!this.inMap(key))
       return dailyRecord(this.sketch(limit).hit(key, limit, atLeast), limit, reset);
     const previous = this.counts.get(key);
@@ -79,14 +82,14 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     now = this.clock.now().getTime(),
   ): DailyLimitRecord {
     const record = this.hit(key, limit, count, now);
-    if (utcDayNumber(now) !== this.day) return record;
+    if (utcDayNumber(now) !== this.days.day) return record;
     this.counts.set(key, count);
     return dailyRecord(count, limit, secondsUntilReset(now));
   }
 
   /** The count of `key` in the Map for the day counted in (0 when it has none). */
   count(key: string, now = this.clock.now().getTime()): number {
-    return utcDayNumber(now) > this.day ? 0 : (this.counts.get(key) ?? 0);
+    return utcDayNumber(now) > this.days.day ? 0 : (this.counts.get(key) ?? 0);
   }
 
   override refuseAtOnce(
@@ -94,7 +97,7 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     limit: number,
     now = this.clock.now().getTime(),
   ): DailyLimitRecord | undefined {
-    if (utcDayNumber(now) > this.day) return undefined;
+    if (utcDayNumber(now) > this.days.day) return undefined;
     const hits = this.inMap(key) ? this.counts.get(key) : this.overflow?.count(key, limit);
     if (hits === undefined || hits < limit) return undefined;
     return this.hit(key, limit, 0, now);
@@ -116,17 +119,7 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
 
   /** Whether `key` is counted exactly, in the Map, on the day counted in (else in the sketch). */
   tracks(key: string, now = this.clock.now().getTime()): boolean {
-    return utcDayNumber(now) > this.day || this.inMap(key);
-  }
-
-  /** The day counted in at `now`: the clock's, unless it stepped back behind the latest seen. */
-  private dayAt(now: number): number {
-    const day = utcDayNumber(now);
-    if (day <= this.day) return this.day;
-    this.day = day;
-    this.counts = new Map();
-    this.overflow = undefined;
-    return day;
+    return utcDayNumber(now) > this.days.day || this.inMap(key);
   }
 
   private inMap(key: string): boolean {

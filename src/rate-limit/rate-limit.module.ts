@@ -5,6 +5,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { getOptionsToken, getStorageToken, ThrottlerModuleOptions } from '@nestjs/throttler';
 import { Clock } from '../common/clock';
 import { Environment } from '../config/environment';
+import { REDIS_SETTINGS, RedisSettings } from '../config/redis-topology';
 import { DailyLimitGuard } from './daily-limit.guard';
 import { DailyLimitHealthIndicator } from './daily-limit.health';
 import { DailyLimitGauges } from './daily-limit.metrics';
@@ -12,8 +13,8 @@ import { DailyLimitPolicy } from './daily-limit.policy';
 import { DailyLimitStorage } from './daily-limit.storage';
 import { DAY_MS } from './daily-window';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
-import { createRedisClientFor, redisAddress, REDIS_SETTINGS, RedisSettings } from './redis-client';
-import { RedisDailyLimitStorage } from './redis-daily-limit.storage';
+import { connectRedis } from './redis/redis-connection.factory';
+import { RedisDailyLimitStorage } from './redis/redis-daily-limit.storage';
 
 /** The store RATE_LIMIT_STORE names; the memory store doubles as Redis's fallback. */
 function dailyLimitStorage(
@@ -25,10 +26,9 @@ function dailyLimitStorage(
   const settings = Object.fromEntries(
     REDIS_SETTINGS.map((name) => [name, config.get(name, { infer: true })]),
   ) as RedisSettings;
-  const client = createRedisClientFor(settings);
   const allowEviction = config.get('REDIS_ALLOW_EVICTION', { infer: true });
   const logger = new Logger('DailyLimit');
-  return new RedisDailyLimitStorage(client, memory, clock, redisAddress(settings), logger, {
+  return new RedisDailyLimitStorage(connectRedis(settings), memory, clock, logger, {
     allowEviction,
   });
 }

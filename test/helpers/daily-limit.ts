@@ -8,8 +8,9 @@ import {
   dailyRecord,
 } from '../../src/rate-limit/daily-limit.storage';
 import { MemoryDailyLimitStorage } from '../../src/rate-limit/memory-daily-limit.storage';
-import { createRedisClient } from '../../src/rate-limit/redis-client';
-import { RedisDailyLimitStorage } from '../../src/rate-limit/redis-daily-limit.storage';
+import { createRedisClient } from '../../src/rate-limit/redis/redis-connection.factory';
+import { RedisDailyLimitStorage } from '../../src/rate-limit/redis/redis-daily-limit.storage';
+import { RedisConnection } from '../../src/rate-limit/redis/redis.connection';
 import { ISO_TIME } from './bodies';
 import { HttpAnswer, send } from './http';
 
@@ -79,13 +80,11 @@ export async function startRedisStore(
   logger: LoggerService,
 ): Promise<RedisDailyLimitStorage> {
   const memory = new MemoryDailyLimitStorage(clock);
-  const storage = new RedisDailyLimitStorage(
-    createRedisClient(url),
-    memory,
-    clock,
+  const connection = new RedisConnection(
+    { topology: 'standalone', client: createRedisClient(url) },
     'test-redis',
-    logger,
   );
+  const storage = new RedisDailyLimitStorage(connection, memory, clock, logger);
   await storage.onModuleInit();
   return storage;
 }

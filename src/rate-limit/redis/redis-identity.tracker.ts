@@ -1,6 +1,5 @@
-import { Cluster } from 'ioredis';
-import type { RedisClient } from './redis-client';
-import { keySlot } from './redis-slot';
+import type { Cluster } from 'ioredis';
+import type { RedisConnection } from './redis.connection';
 
 const runIdOf = (info: string): string | undefined => /run_id:(\w+)/.exec(info)?.[1];
 
@@ -28,15 +27,16 @@ export interface IdentityCheck {
  * run_id of each slot's primary, asked of that primary, so a failover of one primary re-adds the
  * keys of its slots only. A primary that does not answer keeps the slots' last known process.
  */
-export class RedisIdentity {
+export class RedisIdentityTracker {
   private runId?: string;
   private slotOwners: (string | undefined)[] = [];
 
-  constructor(private readonly redis: RedisClient) {}
+  constructor(private readonly connection: RedisConnection) {}
 
   async check(): Promise<IdentityCheck> {
-    if (this.redis instanceof Cluster) return this.checkCluster(this.redis);
-    const runId = runIdOf(await this.redis.info('server'));
+    const cluster = this.connection.cluster;
+    if (cluster) return this.checkCluster(cluster);
+    const runId = runIdOf(await this.connection.client.info('server'));
     const changed = this.runId !== undefined && runId !== this.runId;
     return {
       changed: changed ? () => true : undefined,
@@ -66,7 +66,8 @@ export class RedisIdentity {
     });
     const moved = [...new Set([...changedSlots].map((slot) => owners[slot]))];
     return {
-      changed: changedSlots.size > 0 ? (key) => changedSlots.has(keySlot(key)) : undefined,
+      changed:
+        changedSlots.size > 0 ? (key) => changedSlots.has(this.connection.slotOf(key)) : undefined,
       label: `${changedSlots.size} slots now on ${moved.join(', ')}`,
       everyKey: false,
       known: owners.every((owner) => owner !== undefined),

@@ -1,7 +1,7 @@
-import { utcDayNumber } from './daily-window';
+import { DayRollover, utcDayNumber } from '../daily-window';
 
 /** Hits counted alone for one client's day, not yet added to Redis. */
-export interface CountedAlone {
+interface CountedAlone {
   client: string;
   hits: number;
   /** The UTC day of the key (its expiry follows from it). */
@@ -18,12 +18,15 @@ export const BLOCKED_RECHECK_MS = 5_000;
  * outage may span midnight). Each map holds at most `maxClients` clients (MAX_TRACKED_CLIENTS);
  * a client past that is still counted, only not remembered here. Today's maps go whole at midnight.
  */
-export class RedisContributions {
-  private day = Number.NaN;
+export class RedisContributionLedger {
   private own = new Map<string, number>();
   /** When each client refused at once last asked Redis (ms), so a reset reaches it. */
   private checked = new Map<string, number>();
   private readonly alone = new Map<string, CountedAlone>();
+  private readonly days = new DayRollover(() => {
+    this.own = new Map();
+    this.checked = new Map();
+  });
 
   constructor(readonly maxClients: number) {}
 
@@ -39,7 +42,7 @@ export class RedisContributions {
 
   /** What this instance contributed today for `client` (0 when it does not know). */
   ownOf(client: string, now: number): number {
-    return utcDayNumber(now) === this.day ? (this.own.get(client) ?? 0) : 0;
+    return utcDayNumber(now) === this.days.day ? (this.own.get(client) ?? 0) : 0;
   }
 
   /** A hit counted in this instance's memory only: remembered, to be added to Redis later. */
@@ -93,13 +96,13 @@ export class RedisContributions {
     size: number,
     include: (key: string) => boolean = () => true,
   ) {
-    if (utcDayNumber(now) !== this.day) return;
-    let batch: { client: string; key: string; own: number }[] = [];
-    for (const [client, own] of this.own) {
+    if (utcDayNumber(now) !== this.days.day) return;
+    let batch: { client: string; key: string }[] = [];
+    for (const client of this.own.keys()) {
       const key = keyOf(client);
       if (!include(key)) continue;
       this.alone.delete(key);
-      batch.push({ client, key, own });
+      batch.push({ client, key });
       if (batch.length === size) {
         yield batch;
         batch = [];
@@ -131,12 +134,6 @@ export class RedisContributions {
 
   /** Whether `now` is in today's maps (false for yesterday); a new day starts them afresh. */
   private isToday(now: number): boolean {
-    const day = utcDayNumber(now);
-    if (!(day <= this.day)) {
-      this.day = day;
-      this.own = new Map();
-      this.checked = new Map();
-    }
-    return day === this.day;
+    return this.days.reach(now) === utcDayNumber(now);
   }
 }

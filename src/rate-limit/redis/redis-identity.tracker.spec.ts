@@ -1,5 +1,6 @@
 import { Cluster } from 'ioredis';
-import { RedisIdentity } from './redis-identity';
+import { RedisIdentityTracker } from './redis-identity.tracker';
+import { RedisConnection } from './redis.connection';
 
 /** Which node serves each slot, and the run_id each primary answers with (undefined: no answer). */
 interface Topology {
@@ -7,7 +8,7 @@ interface Topology {
   runIds: Record<string, string | undefined>;
 }
 
-/** A Cluster as RedisIdentity reads it, following `topology` as the test changes it. */
+/** A Cluster as RedisIdentityTracker reads it, following `topology` as the test changes it. */
 function fakeCluster(topology: Topology): Cluster {
   const nodes = () =>
     Object.entries(topology.runIds).map(([key, runId]) => {
@@ -28,13 +29,16 @@ function fakeCluster(topology: Topology): Cluster {
 const everySlotOn = (node: string) => Array.from({ length: 16_384 }, () => [node]);
 const [PRIMARY, REPLICA] = ['10.0.0.1:7000', '10.0.0.2:7001'];
 
-describe('RedisIdentity in a Cluster', () => {
+describe('RedisIdentityTracker in a Cluster', () => {
   it("knows every key's process only once every slot's primary answers", async () => {
     const topology: Topology = {
       slots: everySlotOn(PRIMARY),
       runIds: { [PRIMARY]: 'a'.repeat(40) },
     };
-    const identity = new RedisIdentity(fakeCluster(topology));
+    const cluster = fakeCluster(topology);
+    const identity = new RedisIdentityTracker(
+      new RedisConnection({ topology: 'cluster', client: cluster }, 'Cluster 10.0.0.1:7000'),
+    );
     const first = await identity.check();
     expect([first.known, first.changed]).toEqual([true, undefined]);
     first.commit();

@@ -1,10 +1,10 @@
 import type { Result } from 'ioredis';
-import { secondsUntilReset, utcDateKey, utcDayNumber } from './daily-window';
+import { secondsUntilReset, utcDateKey, utcDayNumber } from '../daily-window';
 
 /** Every key starts with this, then the UTC date, then the client: `depreciation:daily:2026-11-21:203.0.113.7`. */
 export const REDIS_KEY_PREFIX = 'depreciation:daily';
 /** Keys outlive their day by this much, so an instance whose clock lags a little still finds its count. */
-export const EXPIRY_GRACE_SECONDS = 60;
+const EXPIRY_GRACE_SECONDS = 60;
 
 export const redisKey = (client: string, epochMs: number): string =>
   `${REDIS_KEY_PREFIX}:${utcDateKey(epochMs)}:${client}`;
@@ -24,8 +24,7 @@ export const keyTtl = (day: number, now: number): number =>
  *
  * A value the store cannot use (another type, a field that is not a count) is replaced: the key
  * starts again from `floor`, the count the instance last saw (fail open from there), the instance's
- * field from `own`. A string holding a count (this store's earlier format) is kept as the total.
- * The reply's third element says so: 0 used as it was, 1 replaced, 2 converted from a count.
+ * field from `own`. The reply's third element says so: 1 replaced, 0 used as it was.
  * The expiry is relative (seconds computed by the instance), set whenever the key has none: an
  * EXPIREAT in the past of a Redis clock running ahead would delete the key at once.
  */
@@ -39,11 +38,9 @@ local got = redis.pcall('HMGET', key, id, 'total')
 local mine, total, replaced = nil, nil, 0
 if not got.err then mine, total = count(got[1]), count(got[2]) end
 if mine == nil or total == nil then
-  local old = redis.pcall('GET', key)
-  local previous = type(old) == 'string' and count(old)
-  replaced = previous and 2 or 1
+  replaced = 1
   mine = tonumber(ARGV[5])
-  total = math.max(tonumber(ARGV[4]), mine, previous or 0)
+  total = math.max(tonumber(ARGV[4]), mine)
   redis.call('DEL', key)
   redis.call('HSET', key, id, mine, 'total', total)
 end
@@ -57,7 +54,7 @@ if redis.call('TTL', key) == -1 then redis.call('EXPIRE', key, ARGV[3]) end
 return {total, mine, replaced}`;
 
 /** How a call adds: `hits` more, or up to `own` (idempotent re-adding). */
-export type DailyCountMode = 'add' | 'max';
+type DailyCountMode = 'add' | 'max';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
-import Redis, { Cluster } from 'ioredis';
-import type { RedisClient } from './redis-client';
-import { REDIS_KEY_PREFIX } from './redis-daily-count';
+import type Redis from 'ioredis';
+import { REDIS_KEY_PREFIX } from './redis-daily-count.script';
+import type { RedisConnection } from './redis.connection';
 
 /** A key of the store's own, for the script permission probe (nothing is written to it). */
 const PROBE_KEY = `${REDIS_KEY_PREFIX}:permission-probe`;
@@ -16,10 +16,6 @@ const isReplyError = (error: unknown): boolean =>
 const isDenied = (error: Error) => isReplyError(error) && error.message.startsWith('NOPERM');
 const toError = (reason: unknown): Error =>
   reason instanceof Error ? reason : new Error(String(reason));
-
-/** The connections to every primary: the one server, or each master node of a Cluster. */
-const primariesOf = (redis: RedisClient): Redis[] =>
-  redis instanceof Cluster ? redis.nodes('master') : [redis];
 
 /**
  * What the Redis store checks before it counts in a Redis (at start-up, and each time it comes back
@@ -44,8 +40,7 @@ export class RedisServerCheck {
   private logged = new Set<string>();
 
   constructor(
-    private readonly redis: RedisClient,
-    private readonly address: string,
+    private readonly connection: RedisConnection,
     private readonly allowEviction: boolean,
     private readonly logger: LoggerService,
   ) {}
@@ -56,7 +51,7 @@ export class RedisServerCheck {
   }
 
   async run(): Promise<void> {
-    const primaries = primariesOf(this.redis);
+    const primaries = this.connection.primaries();
     this.denied = false;
     await this.checkScript(primaries);
     const policies = await Promise.all(primaries.map((node) => this.policyOf(node)));
@@ -64,7 +59,7 @@ export class RedisServerCheck {
     this.evictionPolicy = evicting.length > 0 ? [...new Set(evicting)].join(', ') : undefined;
     this.refusal = undefined;
     if (this.evictionPolicy === undefined) return;
-    const found = `Redis at ${this.address} has maxmemory-policy ${this.evictionPolicy}, which can evict the daily counters (an evicted counter is a fresh budget)`;
+    const found = `Redis at ${this.connection.address} has maxmemory-policy ${this.evictionPolicy}, which can evict the daily counters (an evicted counter is a fresh budget)`;
     if (this.allowEviction) return this.once(`${found}: accepted (REDIS_ALLOW_EVICTION=true)`);
     this.refusal = `${found}: noeviction is required (or set REDIS_ALLOW_EVICTION=true to accept the risk)`;
     if (this.serving)
@@ -86,11 +81,8 @@ export class RedisServerCheck {
   }
 
   private unchecked(node: Redis, reason: string): undefined {
-    // A Cluster's node by its address; one server by the address the operator gave.
-    const where =
-      this.redis instanceof Cluster ? `${node.options.host}:${node.options.port}` : this.address;
     this.once(
-      `Could not check the maxmemory-policy of Redis at ${where} (${reason}): it must be noeviction, or counters may be evicted`,
+      `Could not check the maxmemory-policy of Redis at ${this.connection.nameOf(node)} (${reason}): it must be noeviction, or counters may be evicted`,
     );
     return undefined;
   }
@@ -109,7 +101,7 @@ export class RedisServerCheck {
     if (denied) {
       this.denied = true;
       this.once(
-        `Redis at ${this.address} does not let this user run the daily-count script (${denied.message}): counting in this instance's memory until it does`,
+        `Redis at ${this.connection.address} does not let this user run the daily-count script (${denied.message}): counting in this instance's memory until it does`,
       );
       throw denied;
     }

@@ -1,0 +1,116 @@
+import type { LoggerService } from '@nestjs/common';
+import type { Clock } from '../../common/clock';
+import type { RedisContributionLedger } from './redis-contribution.ledger';
+import { redisKey } from './redis-daily-count.script';
+import type { RedisDailyCounter } from './redis-daily.counter';
+import { IdentityCheck, RedisIdentityTracker } from './redis-identity.tracker';
+import type { RedisConnection } from './redis.connection';
+
+/** Commands in flight at once during a catch-up: each touches one key, none spans slots. */
+const BATCH = 1_000;
+
+const messageOf = (error: unknown): string =>
+  error instanceof Error ? error.message || error.name : String(error);
+
+/**
+ * What the Redis store does before it counts in Redis again: checks that the connection uses the
+ * configured database (Redis may refuse it: then never another one), re-adds today's
+ * contributions to the keys whose Redis came back empty (RedisIdentityTracker: a restart or a
+ * failover, never an operator's DEL), then adds the hits counted alone. Logs what it replaced.
+ * Every command touches one key: a Cluster routes each to its slot's primary.
+ */
+export class RedisCatchUpRecovery {
+  private readonly identity: RedisIdentityTracker;
+  private announced?: string;
+  private refused = false;
+
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly ledger: RedisContributionLedger,
+    private readonly counter: RedisDailyCounter,
+    private readonly clock: Clock,
+    private readonly logger: LoggerService,
+  ) {
+    this.identity = new RedisIdentityTracker(connection);
+  }
+
+  /** Whether Redis refuses the configured database (logged once). */
+  get databaseRefused(): boolean {
+    return this.refused;
+  }
+
+  /**
+   * Rejects when the store must go on counting alone; safe to run again. Resolves with whether the
+   * process holding every key was known (IdentityCheck's `known`): if not, a Cluster slot may
+   * still turn out to have come back empty, and a later run re-adds to it.
+   */
+  async run(): Promise<boolean> {
+    await this.selectDatabase();
+    const identity = await this.identity.check();
+    if (identity.changed) await this.readdToday(identity);
+    await this.addCountedAlone();
+    identity.commit();
+    return identity.known;
+  }
+
+  /** Adds each client's hits counted alone so far; what could not be added is kept for later. */
+  async addCountedAlone(): Promise<void> {
+    const taken = this.ledger.takeAlone();
+    const failed: typeof taken = [];
+    for (let i = 0; i < taken.length; i += BATCH) {
+      const batch = taken.slice(i, i + BATCH);
+      const now = this.clock.now().getTime();
+      const results = await Promise.allSettled(
+        batch.map(([key, { client, hits, day }]) =>
+          this.counter.addAlone(client, key, hits, day, now),
+        ),
+      );
+      results.forEach((result, j) => {
+        if (result.status === 'rejected') failed.push(batch[j]);
+        else this.counter.read(batch[j][1].client, batch[j][0], result.value, now);
+      });
+    }
+    this.ledger.putBack(failed);
+    if (failed.length > 0) throw new Error(`${failed.length} catch-up additions failed`);
+  }
+
+  private async selectDatabase(): Promise<void> {
+    const database = this.connection.database;
+    if (database === 0) return;
+    try {
+      await this.connection.client.select(database);
+      this.refused = false;
+    } catch (error) {
+      if ((error as Error)?.name === 'ReplyError' && !this.refused) {
+        this.refused = true;
+        this.logger.warn(
+          `Redis at ${this.connection.address} refuses database ${database} (${messageOf(error)}): counting in this instance's memory, never in another database, until it takes it`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** Raises this instance's field of each changed key counted today to what it contributed. */
+  private async readdToday({ changed, label, everyKey }: IdentityCheck): Promise<void> {
+    const now = this.clock.now().getTime();
+    if (label !== this.announced) {
+      this.announced = label;
+      this.logger.warn(
+        `Redis at ${this.connection.address} is another process than before (${label}): re-adding what this instance counted today for ${everyKey ? `${this.ledger.clients} clients` : 'the clients of those slots'}`,
+      );
+    }
+    const keyOf = (client: string) => redisKey(client, now);
+    for (const batch of this.ledger.today(now, keyOf, BATCH, changed)) {
+      const results = await Promise.allSettled(
+        batch.map(({ client, key }) => this.counter.readd(client, key, now)),
+      );
+      results.forEach((result, i) => {
+        if (result.status === 'fulfilled')
+          this.counter.read(batch[i].client, batch[i].key, result.value, now);
+      });
+      const failed = results.filter((result) => result.status === 'rejected');
+      if (failed.length > 0) throw new Error(`${failed.length} re-additions failed`);
+    }
+  }
+}

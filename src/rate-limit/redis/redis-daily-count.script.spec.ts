@@ -1,0 +1,29 @@
+import { keyTtl, readDailyCount, redisKey } from './redis-daily-count.script';
+
+describe('redisKey', () => {
+  it('names the prefix, the UTC date and the client', () => {
+    expect(redisKey('2001:db8::/64', Date.parse('2026-12-31T23:59:59.999Z'))).toBe(
+      'depreciation:daily:2026-12-31:2001:db8::/64',
+    );
+    expect(redisKey('203.0.113.7', Date.parse('2027-01-01T00:00:00.000Z'))).toBe(
+      'depreciation:daily:2027-01-01:203.0.113.7',
+    );
+  });
+});
+
+describe('keyTtl', () => {
+  const now = Date.parse('2026-11-21T23:59:00.000Z');
+  it("lives to its day's midnight plus a minute, and a minute for a day already past", () => {
+    expect(keyTtl(20778, now)).toBe(120);
+    expect(keyTtl(20777, now)).toBe(60);
+  });
+});
+
+describe('readDailyCount', () => {
+  it('reads [total, mine, replaced], and nothing else', () => {
+    expect(readDailyCount([7, 3, 1])).toEqual({ total: 7, mine: 3, replaced: true });
+    expect(readDailyCount([7, 3, 0])).toEqual({ total: 7, mine: 3, replaced: false });
+    expect(readDailyCount('OK')).toBeUndefined();
+    expect(readDailyCount([7, -1, 0])).toBeUndefined();
+  });
+});

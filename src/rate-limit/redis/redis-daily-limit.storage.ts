@@ -1,0 +1,136 @@
+import { Logger, LoggerService, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { Clock } from '../../common/clock';
+import {
+  DailyLimitRecord,
+  DailyLimitState,
+  DailyLimitStorage,
+  dailyRecord,
+} from '../daily-limit.storage';
+import { secondsUntilReset } from '../daily-window';
+import { MemoryDailyLimitStorage } from '../memory-daily-limit.storage';
+import { RedisCatchUpRecovery } from './redis-catch-up.recovery';
+import { RedisContributionLedger } from './redis-contribution.ledger';
+import { redisKey } from './redis-daily-count.script';
+import { RedisDailyCounter } from './redis-daily.counter';
+import { RedisServerCheck } from './redis-server.check';
+import { RedisFailover } from './redis.failover';
+import type { RedisConnection } from './redis.connection';
+
+/**
+ * Daily counters shared by every instance in Redis: one atomic script per request on the client's
+ * day key (redis-daily-count.script.ts), so exactly `limit` requests pass per client per day
+ * across instances. Each instance adds to a field of its own in that key (a random id per
+ * process) and remembers what it contributed (RedisContributionLedger), so a Redis that comes
+ * back empty gets it back. Where it counts, in Redis or alone in memory, is RedisFailover's
+ * decision. The memory counters follow the shared counts while Redis answers, so a fallback goes
+ * on from there. A key holding something else than a count is that client's event, never an outage.
+ */
+export class RedisDailyLimitStorage
+  extends DailyLimitStorage
+  implements OnModuleInit, OnApplicationShutdown
+{
+  private readonly ledger: RedisContributionLedger;
+  private readonly counter: RedisDailyCounter;
+  private readonly serverCheck: RedisServerCheck;
+  private readonly failover: RedisFailover;
+  private started?: Promise<void>;
+  private stopped?: Promise<void>;
+
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly memory: MemoryDailyLimitStorage,
+    private readonly clock: Clock,
+    logger: LoggerService = new Logger('DailyLimit'),
+    { allowEviction = false }: { allowEviction?: boolean } = {},
+  ) {
+    super();
+    this.ledger = new RedisContributionLedger(memory.maxClients);
+    // This process's field in each client's key; a restarted instance has lost its counts anyway.
+    const instance = randomBytes(6).toString('base64url');
+    this.counter = new RedisDailyCounter(connection, this.ledger, memory, instance, logger);
+    this.serverCheck = new RedisServerCheck(connection, allowEviction, logger);
+    const catchUp = new RedisCatchUpRecovery(connection, this.ledger, this.counter, clock, logger);
+    const { serverCheck, ledger } = this;
+    this.failover = new RedisFailover(connection, serverCheck, catchUp, ledger, clock, logger);
+  }
+
+  /** This process's field in each client's key. */
+  get instance(): string {
+    return this.counter.instance;
+  }
+
+  async hit(key: string, limit: number): Promise<DailyLimitRecord> {
+    const now = this.clock.now().getTime();
+    if (this.failover.inRedis) {
+      const shared = await this.countInRedis(key, limit, now);
+      if (shared !== undefined) return shared;
+    }
+    this.ledger.countAlone(key, redisKey(key, now), now);
+    return this.memory.hit(key, limit, 0, now);
+  }
+
+  /**
+   * Over the limit by the count this instance last saw (shared counts while Redis answers, its
+   * own while it does not): refused at once, counted in memory only. Such a client still asks
+   * Redis every few seconds (BLOCKED_RECHECK_MS), so an operator's reset of its key reaches it.
+   */
+  override refuseAtOnce(key: string, limit: number): DailyLimitRecord | undefined {
+    const now = this.clock.now().getTime();
+    const over = this.memory.count(key, now) >= limit;
+    if (over && this.failover.inRedis && this.ledger.recheckDue(key, now)) return undefined;
+    return this.memory.refuseAtOnce(key, limit, now);
+  }
+
+  state(): DailyLimitState {
+    const { evictionPolicy } = this.serverCheck;
+    const state = {
+      store: 'redis',
+      topology: this.connection.topology,
+      ...this.failover.state(),
+    } as const;
+    return evictionPolicy === undefined ? state : { ...state, evictionPolicy };
+  }
+
+  /** Waits briefly for Redis so the first requests are shared; serves from memory if it is down. */
+  onModuleInit(): Promise<void> {
+    this.started ??= this.failover.start();
+    return this.started;
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    this.stopped ??= this.failover.stop();
+    return this.stopped;
+  }
+
+  /**
+   * The hit added to the shared count, or undefined when the command failed (then counted alone).
+   * A hit Redis added is never counted alone too, whatever happened meanwhile.
+   */
+  private async countInRedis(key: string, limit: number, now: number) {
+    const redisKeyNow = redisKey(key, now);
+    let reply: unknown;
+    try {
+      reply = await this.counter.hit(key, redisKeyNow, now);
+    } catch (error) {
+      this.failover.failed(error);
+      return undefined;
+    }
+    return this.counted(key, redisKeyNow, limit, reply, now);
+  }
+
+  /**
+   * A reply to a hit. The shared count is exact: a full local copy does not make the client share
+   * a wider budget. A count that went down (an operator's reset) is followed; an unusable reply
+   * is counted in memory, for this client only.
+   */
+  private counted(key: string, redisKeyNow: string, limit: number, reply: unknown, now: number) {
+    const count = this.counter.read(key, redisKeyNow, reply, now, this.failover.steady);
+    if (count === undefined) return this.memory.hit(key, limit, 0, now);
+    if (!this.memory.tracks(key, now))
+      return dailyRecord(count.total, limit, secondsUntilReset(now));
+    return count.reset
+      ? this.memory.follow(key, limit, count.total, now)
+      : this.memory.hit(key, limit, count.total, now);
+  }
+}

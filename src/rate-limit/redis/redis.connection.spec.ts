@@ -1,0 +1,50 @@
+import Redis, { Cluster } from 'ioredis';
+import { RedisConnection } from './redis.connection';
+
+const server = (db?: number) => ({ status: 'ready', options: { db } }) as unknown as Redis;
+const node = (port: number) => ({ options: { host: '10.0.0.1', port } }) as unknown as Redis;
+const cluster = (status: string) =>
+  ({ status, nodes: () => [node(7000), node(7001)] }) as unknown as Cluster;
+
+describe('RedisConnection', () => {
+  // Expected slots from Redis 7's CLUSTER KEYSLOT. (It puts foo{}{bar} in 8363, by the whole key;
+  // cluster-key-slot in 4015, by {bar}: a key with braces the store never writes.)
+  it.each([
+    ['foo', 12182],
+    ['123456789', 12739],
+    ['{user1000}.following', 3443],
+    ['depreciation:daily:2026-11-21:203.0.113.7', 8105],
+    ['depreciation:daily:2026-11-21:2001:db8::/64', 13724],
+    ['ü', 9552],
+  ])('puts %s in slot %i', (key, slot) => {
+    const connection = new RedisConnection({ topology: 'cluster', client: cluster('ready') }, 'c');
+    expect(connection.slotOf(key)).toBe(slot);
+  });
+
+  it('answers for one server: every failure is an outage, its database, itself as primary', () => {
+    const client = server(2);
+    const connection = new RedisConnection({ topology: 'sentinel', client }, 'Sentinel main (s)');
+    expect([connection.slotOutage, connection.probesWhileShared, connection.database]).toEqual([
+      false,
+      false,
+      2,
+    ]);
+    expect(connection.primaries()).toEqual([client]);
+    expect(connection.nameOf(client)).toBe('Sentinel main (s)');
+  });
+
+  it('answers for a Cluster: a failure while it is up is one slot, database 0, its masters', () => {
+    const up = new RedisConnection({ topology: 'cluster', client: cluster('ready') }, 'Cluster a');
+    const down = new RedisConnection({ topology: 'cluster', client: cluster('close') }, 'Cluster');
+    expect([up.slotOutage, down.slotOutage, up.probesWhileShared, up.database]).toEqual([
+      true,
+      false,
+      true,
+      0,
+    ]);
+    expect(up.primaries().map((primary) => up.nameOf(primary))).toEqual([
+      '10.0.0.1:7000',
+      '10.0.0.1:7001',
+    ]);
+  });
+});
