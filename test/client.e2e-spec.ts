@@ -6,7 +6,7 @@ import {
   FetchLike,
 } from '@vehicle-depreciation/client';
 import { performance } from 'node:perf_hooks';
-import { freePort, PROCESS_TEST_TIMEOUT_MS, sleep } from '../src/testing/processes';
+import { freePort, PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
 import { recordAnswer } from './helpers/answers';
 import { RawConnection } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
@@ -176,9 +176,11 @@ describe('The TypeScript client against the built server', () => {
 
   it('503: a connection over MAX_CONNECTIONS_PER_CLIENT, with Retry-After of one second', async () => {
     // The one connection this client (127.0.0.1) may have: open, sending nothing yet.
+    const before = await edge.openSockets();
     const held = await RawConnection.open({ port: edge.port });
     try {
-      await sleep(100); // accepted and counted by the server before the client connects
+      // Accepted and counted by the server before the client connects.
+      await edge.untilSockets('the held connection to be accepted', (open) => open > before);
       const result = await call(edge);
       expect(result).toMatchObject({
         kind: 'error',

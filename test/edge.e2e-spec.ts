@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { limited, TOO_LARGE, VALID } from './helpers/bodies';
-import { PROCESS_TEST_TIMEOUT_MS, sleep } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
 import { curlRequests, fetchRequest, openConnections } from './edge.helpers';
 import { remaining } from './helpers/daily-limit';
 import {
@@ -57,8 +57,9 @@ describe('refusals are answers (built server, defaults)', () => {
       // A backend's pool: 100 connections open at once from one address, then a request on each,
       // each connection kept open after its answer (so a connection the kernel hands the server
       // late, on a loaded machine, still finds the first 32 open and is over the cap).
+      const before = await server.openSockets();
       const sockets = await openConnections(server.port, '127.0.0.81', 100);
-      await sleep(200); // the server has accepted them all
+      await server.untilSockets('the server to accept all 100', (open) => open >= before + 100);
       const headers = { ...POST_JSON.headers, connection: 'keep-alive' };
       const outcomes = await Promise.all(
         sockets.map((socket) => post({ port: server.port, body: SMALL, socket, headers })),
@@ -72,7 +73,7 @@ describe('refusals are answers (built server, defaults)', () => {
       }
       // Only the answered 200s were counted: the next request sees 1000 - 32 - 1 left.
       for (const socket of sockets) socket.destroy();
-      await sleep(100);
+      await server.untilSockets('the server to close all 100', (open) => open <= before);
       const next = await depreciate(server.port, { from: '127.0.0.81' });
       expect([next.status, remaining(next)]).toEqual([200, 1000 - 32 - 1]);
     },
@@ -311,8 +312,9 @@ describe('the edge on both ports (built server)', () => {
   });
 
   it('holds the metrics port to the public port limits: the per-client cap, the header timeout', async () => {
+    const before = await server.openSockets();
     const sockets = await openConnections(server.metricsPort, '127.0.0.91', 40);
-    await sleep(200);
+    await server.untilSockets('the metrics port to accept all 40', (open) => open >= before + 40);
     const outcomes = await Promise.all(
       sockets.map((socket) =>
         outcomeOf(send({ port: server.metricsPort, path: '/metrics', socket })),

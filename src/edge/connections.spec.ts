@@ -3,6 +3,7 @@ import { createServer, IncomingMessage, request, ServerResponse } from 'node:htt
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { connectionHolds, requestsWaiting } from './connections';
 import { installEdge } from './edge';
+import { waitFor } from '../testing/processes';
 
 const LIMITS = {
   maxConnections: 100,
@@ -67,9 +68,12 @@ describe('connectionHolds and requestsWaiting', () => {
     const partial = connect({ port, host: '127.0.0.1' });
     await once(partial, 'connect');
     partial.write('GET / HTTP/1.1\r\nHo');
-    await new Promise((resolve) => setTimeout(resolve, 100));
     const of = (client: Socket) =>
       [...edge.connections].find((socket) => socket.remotePort === client.localPort);
+    // The server has read the bytes once its side of the connection counts them.
+    await waitFor('the server to read the partial head', () =>
+      Promise.resolve((of(partial)?.bytesRead ?? 0) > 0),
+    );
     expect([connectionHolds(of(silent)!), connectionHolds(of(partial)!)]).toEqual([
       'nothing',
       'headers',

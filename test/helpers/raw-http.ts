@@ -89,7 +89,8 @@ export class RawConnection {
   /**
    * Resolves once the peer has closed the connection, as a client that never reads finds out: by
    * writing (an empty line, which HTTP/1.1 ignores between requests) every `everyMs` until a write
-   * fails.
+   * fails. A fixed pace, not a wait for a state: a client that reads nothing learns of the close
+   * only from a write.
    */
   async closedUnderWrites(everyMs = 250): Promise<void> {
     while (!this.ended) {
