@@ -7,7 +7,8 @@ import {
 } from '@vehicle-depreciation/client';
 import { performance } from 'node:perf_hooks';
 import { freePort, PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
-import { recordAnswer } from './helpers/answers';
+import { README_EXAMPLE_REQUEST } from '../src/testing/readme-example';
+import { recordAnswer } from './helpers/bodies';
 import { RawConnection } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
 
@@ -17,12 +18,7 @@ import { ServerProcess, startServer } from './helpers/server-process';
  * give, and a network failure. A 500 cannot be provoked from outside (no request makes the service
  * fail); its mapping is in clients/typescript/test/depreciate.spec.ts.
  */
-const REQUEST: DepreciationRequest = {
-  purchaseYear: 2020,
-  purchasePrice: 25000,
-  vehicleType: 'sedan',
-  currentMileage: 50000,
-};
+const REQUEST: DepreciationRequest = README_EXAMPLE_REQUEST;
 const LIMIT = 50;
 /** The header and request timeouts of `slow`: short, so a stalled body gets its 408 soon. */
 const TIMEOUT_MS = 1_500;

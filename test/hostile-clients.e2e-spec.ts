@@ -2,8 +2,10 @@ import { TOO_LARGE } from './helpers/bodies';
 import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
 import { remaining } from './helpers/daily-limit';
 import { depreciate, send } from './helpers/http';
-import { exchange, parseResponses, RawConnection } from './helpers/raw-http';
+import { exchange, parseResponses, RawConnection, rawRequest } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
+
+const JSON_TYPE = { 'Content-Type': 'application/json' };
 
 /**
  * Clients that do not play by the rules, against the built server as a process, from distinct
@@ -19,9 +21,10 @@ describe('hostile clients (built server)', () => {
   afterAll(() => server?.stop(), PROCESS_TEST_TIMEOUT_MS);
 
   it('refuses a declared Content-Length over the limit on its headers, and closes', async () => {
-    const head =
-      'POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
-      'Content-Type: application/json\r\nContent-Length: 50000000\r\n\r\n';
+    const head = rawRequest('POST', '/api/depreciate', {
+      'Content-Type': 'application/json',
+      'Content-Length': 50_000_000,
+    });
     // One byte of the 50 MB: the answer must not wait for the rest.
     const { received, closed } = await exchange(Buffer.from(`${head}{`), {
       port: server.port,
@@ -41,7 +44,7 @@ describe('hostile clients (built server)', () => {
     async () => {
       const before = await server.residentMemory();
       const sockets = await server.openSockets();
-      const flood = 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'.repeat(5_000);
+      const flood = rawRequest('GET', '/health').repeat(5_000);
       const floods = await Promise.all(
         Array.from({ length: 20 }, () =>
           RawConnection.open({ port: server.port, localAddress: '127.0.0.73', unread: true }),
@@ -65,8 +68,8 @@ describe('hostile clients (built server)', () => {
   );
 
   it('answers a client that pipelines within the depth, and reads its answers', async () => {
-    const request = 'GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
-    const last = 'GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n';
+    const request = rawRequest('GET', '/health/live');
+    const last = rawRequest('GET', '/health/live', { Connection: 'close' });
     const { received, closed } = await exchange(Buffer.from(request.repeat(7) + last), {
       port: server.port,
       localAddress: '127.0.0.75',
@@ -94,8 +97,7 @@ describe('a descriptor flood (built server, 256 descriptors)', () => {
       Array.from({ length: count }, async () => {
         const connection = await RawConnection.open({ port: server.port, localAddress: address });
         await connection.write(
-          'POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
-            'Content-Type: application/json\r\nContent-Length: 8000\r\n\r\n{',
+          rawRequest('POST', '/api/depreciate', { ...JSON_TYPE, 'Content-Length': 8000 }, '{'),
         );
         let open = true;
         void connection.closed.then(() => (open = false));

@@ -4,7 +4,7 @@ import { remaining } from './helpers/daily-limit';
 import { depreciate, send } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
 import { ServerProcess, startServer, untilReady } from './helpers/server-process';
-import { LIBFAKETIME } from './helpers/faketime';
+import { LIBFAKETIME } from './helpers/system-tools';
 import { describeWithTools } from './helpers/system-tools';
 
 const LIMIT = 2;
@@ -85,7 +85,11 @@ describeWithTools(['faketime', 'redis-server'], 'New year under faketime (built 
       for (const seconds of waits) expect(seconds).toBeLessThanOrEqual(8);
 
       for (const server of servers)
-        await waitFor('00:00 UTC on the server', async () => (await yearOf(server)) === 2027, 15_000);
+        await waitFor(
+          '00:00 UTC on the server',
+          async () => (await yearOf(server)) === 2027,
+          15_000,
+        );
 
       for (const { port } of servers) {
         const after = await depreciate(port, { from: '127.0.0.31' });

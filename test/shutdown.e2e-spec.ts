@@ -9,7 +9,7 @@ import {
   send,
   tally,
 } from './helpers/http';
-import { parseResponses, RawConnection, tryConnect } from './helpers/raw-http';
+import { parseResponses, RawConnection, rawRequest, tryConnect } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
 import { waitFor } from '../src/testing/processes';
 
@@ -36,8 +36,11 @@ function isWholeResponse(data: Buffer): boolean {
 async function requestInFlight(server: ServerProcess) {
   const connection = await RawConnection.open(server);
   await connection.write(
-    'POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
-      `Content-Length: ${BODY.length}\r\nExpect: 100-continue\r\n\r\n`,
+    rawRequest('POST', '/api/depreciate', {
+      'Content-Type': 'application/json',
+      'Content-Length': BODY.length,
+      Expect: '100-continue',
+    }),
   );
   await connection.until((data) => data.includes('HTTP/1.1 100 Continue\r\n\r\n'));
   await connection.write(BODY.slice(0, 20));
@@ -55,7 +58,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('the built server on %s', (signal)
   it('refuses new connections, finishes the requests in flight, closes keep-alive connections, exits 0', async () => {
     // A keep-alive connection left idle after one answer must not hold the shutdown open.
     const idle = await RawConnection.open(server);
-    await idle.write('GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await idle.write(rawRequest('GET', '/health/live'));
     await idle.until(isWholeResponse);
     const inFlight = await requestInFlight(server);
 
@@ -63,7 +66,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('the built server on %s', (signal)
     await logged(server, /^No new connections/);
     expect(await tryConnect(server.port, server.host)).toBe('ECONNREFUSED');
     // The rest of the body, and a second request right behind it on the same connection.
-    await inFlight.write(BODY.slice(20) + 'GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await inFlight.write(BODY.slice(20) + rawRequest('GET', '/health/live'));
     await inFlight.closed;
 
     const received = inFlight.received;

@@ -105,6 +105,22 @@ export class RawConnection {
   }
 }
 
+/**
+ * The bytes of an HTTP/1.1 request's head, `Host: 127.0.0.1` first, then `headers` in order,
+ * then `body` as given: nothing is worked out, so a test may declare a length it never sends.
+ * Requests broken on purpose (a bad method, a header without a colon) are written by hand.
+ */
+export function rawRequest(
+  method: string,
+  path: string,
+  headers: Record<string, string | number> = {},
+  body = '',
+): string {
+  const lines = [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1'];
+  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+  return `${lines.join('\r\n')}\r\n\r\n${body}`;
+}
+
 /** Connects and hangs up: 'connected', or the connection error's code (ECONNREFUSED: none listens). */
 export async function tryConnect(port: number, host = '127.0.0.1'): Promise<string> {
   try {

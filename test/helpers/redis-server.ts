@@ -98,5 +98,8 @@ async function callsOf(redis: Redis, command: string): Promise<number> {
  */
 export async function untilAskedTwiceMore(redis: Redis, command: string): Promise<void> {
   const calls = await callsOf(redis, command);
-  await waitFor(`${command} sent twice more`, async () => (await callsOf(redis, command)) >= calls + 2);
+  await waitFor(
+    `${command} sent twice more`,
+    async () => (await callsOf(redis, command)) >= calls + 2,
+  );
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { freePort, RunningProcess, waitFor } from '../../src/testing/processes';
+import { health } from './daily-limit';
 import { send } from './http';
 
 export const MAIN_JS = join(__dirname, '..', '..', 'dist', 'main.js');
@@ -127,8 +128,7 @@ export async function untilReady(
 
 /** Whether GET /health says `ok`: with Redis configured, its counters are shared. */
 export const isShared = async (server: ServerProcess): Promise<boolean> =>
-  ((await send({ port: server.port, path: '/health' })).json as { status?: string }).status ===
-  'ok';
+  ((await health(server.port)) as { status?: string }).status === 'ok';
 
 /**
  * Waits until the server is ready and its counters are shared (a degraded instance is ready too),
