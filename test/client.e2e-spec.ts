@@ -6,8 +6,9 @@ import {
   FetchLike,
 } from '@vehicle-depreciation/client';
 import { performance } from 'node:perf_hooks';
-import { freePort, PROCESS_TEST_TIMEOUT_MS, sleep } from '../src/testing/processes';
-import { recordAnswer } from './helpers/answers';
+import { freePort, PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { README_EXAMPLE_REQUEST } from '../src/testing/readme-example';
+import { recordAnswer } from './helpers/bodies';
 import { RawConnection } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
 
@@ -17,12 +18,7 @@ import { ServerProcess, startServer } from './helpers/server-process';
  * give, and a network failure. A 500 cannot be provoked from outside (no request makes the service
  * fail); its mapping is in clients/typescript/test/depreciate.spec.ts.
  */
-const REQUEST: DepreciationRequest = {
-  purchaseYear: 2020,
-  purchasePrice: 25000,
-  vehicleType: 'sedan',
-  currentMileage: 50000,
-};
+const REQUEST: DepreciationRequest = README_EXAMPLE_REQUEST;
 const LIMIT = 50;
 /** The header and request timeouts of `slow`: short, so a stalled body gets its 408 soon. */
 const TIMEOUT_MS = 1_500;
@@ -176,9 +172,11 @@ describe('The TypeScript client against the built server', () => {
 
   it('503: a connection over MAX_CONNECTIONS_PER_CLIENT, with Retry-After of one second', async () => {
     // The one connection this client (127.0.0.1) may have: open, sending nothing yet.
+    const before = await edge.openSockets();
     const held = await RawConnection.open({ port: edge.port });
     try {
-      await sleep(100); // accepted and counted by the server before the client connects
+      // Accepted and counted by the server before the client connects.
+      await edge.untilSockets('the held connection to be accepted', (open) => open > before);
       const result = await call(edge);
       expect(result).toMatchObject({
         kind: 'error',

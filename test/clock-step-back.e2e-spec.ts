@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
 import { remaining } from './helpers/daily-limit';
-import { LIBFAKETIME } from './helpers/faketime';
+import { LIBFAKETIME } from './helpers/system-tools';
 import { depreciate } from './helpers/http';
 import { ServerProcess, startServer } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';

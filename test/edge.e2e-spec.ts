@@ -1,9 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { limited, TOO_LARGE, VALID } from './helpers/bodies';
-import { PROCESS_TEST_TIMEOUT_MS, sleep } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
 import { curlRequests, fetchRequest, openConnections } from './edge.helpers';
 import { remaining } from './helpers/daily-limit';
 import {
@@ -16,10 +17,12 @@ import {
   type HttpCall,
   tally,
 } from './helpers/http';
-import { exchange, parseResponses, RawConnection } from './helpers/raw-http';
+import { exchange, parseResponses, RawConnection, rawRequest } from './helpers/raw-http';
 import { RedisServer } from './helpers/redis-server';
 import { ServerProcess, startServer, untilReady } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
+
+const JSON_TYPE = { 'Content-Type': 'application/json' };
 
 /**
  * Every refusal is an HTTP answer with the error body, never a reset (docs/contract.md, "Errors"):
@@ -43,6 +46,19 @@ const bodyOf = (outcome: Outcome): unknown => ('json' in outcome ? outcome.json 
 /** POST /api/depreciate with Node's http (answers not recorded: 503s are not the API's). */
 const post = (call: HttpCall): Promise<Outcome> => outcomeOf(send({ ...POST_JSON, ...call }));
 
+/**
+ * Waits until the server holds every connection of `sockets` it has not answered: none waits in
+ * the kernel's backlog. One over the cap that sent nothing is answered 503 and closed after
+ * CONNECTION_REFUSAL_TIMEOUT_MS (1 s): a loaded machine may get there first (the answer sits
+ * unread in the socket, which counts as answered).
+ */
+const untilAccepted = (server: ServerProcess, before: number, sockets: Socket[]) => {
+  const unanswered = () => sockets.filter((s) => !s.destroyed && s.readableLength === 0).length;
+  return server.untilSockets('the server to accept every connection', (open) => {
+    return open >= before + unanswered();
+  });
+};
+
 describe('refusals are answers (built server, defaults)', () => {
   let server: ServerProcess;
 
@@ -57,8 +73,9 @@ describe('refusals are answers (built server, defaults)', () => {
       // A backend's pool: 100 connections open at once from one address, then a request on each,
       // each connection kept open after its answer (so a connection the kernel hands the server
       // late, on a loaded machine, still finds the first 32 open and is over the cap).
+      const before = await server.openSockets();
       const sockets = await openConnections(server.port, '127.0.0.81', 100);
-      await sleep(200); // the server has accepted them all
+      await untilAccepted(server, before, sockets);
       const headers = { ...POST_JSON.headers, connection: 'keep-alive' };
       const outcomes = await Promise.all(
         sockets.map((socket) => post({ port: server.port, body: SMALL, socket, headers })),
@@ -72,7 +89,7 @@ describe('refusals are answers (built server, defaults)', () => {
       }
       // Only the answered 200s were counted: the next request sees 1000 - 32 - 1 left.
       for (const socket of sockets) socket.destroy();
-      await sleep(100);
+      await server.untilSockets('the server to close all 100', (open) => open <= before);
       const next = await depreciate(server.port, { from: '127.0.0.81' });
       expect([next.status, remaining(next)]).toEqual([200, 1000 - 32 - 1]);
     },
@@ -107,8 +124,7 @@ describe('refusals are answers (built server, defaults)', () => {
         localAddress: '127.0.0.83',
       });
       await connection.write(
-        'POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
-          'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+        rawRequest('POST', '/api/depreciate', { ...JSON_TYPE, 'Transfer-Encoding': 'chunked' }),
       );
       const chunk = `10000\r\n${'x'.repeat(0x10000)}\r\n`;
       let writing = true;
@@ -179,8 +195,11 @@ describe('an oversized body gets its 413 every time (built server, defaults)', (
   it('answers Expect: 100-continue with the 413 instead of 100 Continue', async () => {
     const connection = await RawConnection.open({ port: server.port, localAddress: '127.0.0.87' });
     await connection.write(
-      'POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
-        'Content-Length: 20000000\r\nExpect: 100-continue\r\n\r\n',
+      rawRequest('POST', '/api/depreciate', {
+        ...JSON_TYPE,
+        'Content-Length': 20_000_000,
+        Expect: '100-continue',
+      }),
     );
     await connection.until((data) => data.includes('}'));
     expect(connection.received.toString()).toMatch(/^HTTP\/1\.1 413 /);
@@ -233,9 +252,12 @@ describeWithTools(['redis-server'], 'pipelining on the Redis store (built server
   }, PROCESS_TEST_TIMEOUT_MS);
 
   it('answers every request it counts when a client pipelines past the depth', async () => {
-    const post =
-      'POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
-      `Content-Length: ${SMALL.length}\r\n\r\n${SMALL.toString()}`;
+    const post = rawRequest(
+      'POST',
+      '/api/depreciate',
+      { ...JSON_TYPE, 'Content-Length': SMALL.length },
+      SMALL.toString(),
+    );
     const { received } = await exchange(Buffer.from(post.repeat(9)), {
       port: server.port,
       localAddress: '127.0.0.89',
@@ -311,8 +333,9 @@ describe('the edge on both ports (built server)', () => {
   });
 
   it('holds the metrics port to the public port limits: the per-client cap, the header timeout', async () => {
+    const before = await server.openSockets();
     const sockets = await openConnections(server.metricsPort, '127.0.0.91', 40);
-    await sleep(200);
+    await untilAccepted(server, before, sockets);
     const outcomes = await Promise.all(
       sockets.map((socket) =>
         outcomeOf(send({ port: server.metricsPort, path: '/metrics', socket })),
@@ -334,9 +357,12 @@ describe('one answer per request, and only answered requests counted (built serv
   let server: ServerProcess;
   const LIMIT = 50;
   const post = (body: string, type = 'application/json') =>
-    'POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
-    `Content-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-    `Connection: close\r\n\r\n${body}`;
+    rawRequest(
+      'POST',
+      '/api/depreciate',
+      { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), Connection: 'close' },
+      body,
+    );
 
   beforeAll(async () => {
     server = await startServer({
@@ -350,9 +376,10 @@ describe('one answer per request, and only answered requests counted (built serv
   const left = async (from: string) => remaining(await depreciate(server.port, { from }));
 
   it('answers once a chunked body that passes the limit and then breaks its framing, and lives', async () => {
-    const head =
-      'POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
-      'Transfer-Encoding: chunked\r\n\r\n';
+    const head = rawRequest('POST', '/api/depreciate', {
+      ...JSON_TYPE,
+      'Transfer-Encoding': 'chunked',
+    });
     const chunks = `2000\r\n${'x'.repeat(0x2000)}\r\n`.repeat(2) + 'zz\r\n';
     const { received } = await exchange(Buffer.from(head + chunks), {
       port: server.port,
@@ -366,9 +393,12 @@ describe('one answer per request, and only answered requests counted (built serv
   });
 
   it('neither handles nor counts a request pipelined behind an answer that closes the connection', async () => {
-    const oversized =
-      'POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
-      `Content-Length: 9000\r\n\r\n${'x'.repeat(9000)}`;
+    const oversized = rawRequest(
+      'POST',
+      '/api/depreciate',
+      { ...JSON_TYPE, 'Content-Length': 9000 },
+      'x'.repeat(9000),
+    );
     const { received } = await exchange(Buffer.from(oversized + post(SMALL.toString())), {
       port: server.port,
       localAddress: '127.0.0.102',
@@ -387,8 +417,8 @@ describe('one answer per request, and only answered requests counted (built serv
   });
 
   it('keeps the connection after a refusal of a request without a body', async () => {
-    const get = 'GET /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
-    const last = 'GET /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n';
+    const get = rawRequest('GET', '/nowhere');
+    const last = rawRequest('GET', '/nowhere', { Connection: 'close' });
     const { received } = await exchange(Buffer.from(get + last), {
       port: server.port,
       localAddress: '127.0.0.104',
@@ -403,8 +433,12 @@ describe('one answer per request, and only answered requests counted (built serv
   it('gives a request answered early, whose small body then stalls, no second answer', async () => {
     const connection = await RawConnection.open({ port: server.port, localAddress: '127.0.0.105' });
     await connection.write(
-      'POST /api/depreciate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\n' +
-        'Content-Length: 100\r\n\r\n0123456789',
+      rawRequest(
+        'POST',
+        '/api/depreciate',
+        { 'Content-Type': 'text/plain', 'Content-Length': 100 },
+        '0123456789',
+      ),
     );
     // The 415 (counted) comes at once; the rest of the body never does: REQUEST_TIMEOUT_MS later
     // the connection closes, with no 408 after the 415.

@@ -5,8 +5,9 @@ import { hostname } from 'node:os';
 import request from 'supertest';
 import { BODY_LIMIT_BYTES } from '../src/edge/json-body';
 import { AppLogger, createAppLogger } from '../src/logging/app-logger';
+import { recordingAppLogger } from '../src/testing/recording-logger';
 import { INTERNAL_ERROR, ISO_TIME, VALID } from './helpers/bodies';
-import { RawConnection } from './helpers/raw-http';
+import { RawConnection, rawRequest } from './helpers/raw-http';
 import { createTestApp, depreciateIn } from './helpers/test-app';
 import { waitFor } from '../src/testing/processes';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -73,17 +74,15 @@ class SlowController {
 describe('request logs', () => {
   let app: NestExpressApplication;
   let output: string[];
-  const lines = (): Record<string, unknown>[] =>
-    output.map((line) => JSON.parse(line) as Record<string, unknown>);
+  let lines: () => Record<string, unknown>[];
   const linesOf = (id: string): Record<string, unknown>[] => lines().filter((l) => l.reqId === id);
 
   beforeEach(async () => {
-    output = [];
-    const destination = { write: (line: string) => void output.push(line) };
+    const recorded = recordingAppLogger('info');
+    ({ output, lines } = recorded);
     app = await createTestApp({
       extra: { controllers: [BoomController, SlowController, UnavailableController] },
-      override: (builder) =>
-        builder.overrideProvider(AppLogger).useValue(createAppLogger('info', destination)),
+      override: (builder) => builder.overrideProvider(AppLogger).useValue(recorded.logger),
     });
   });
   afterEach(async () => {
@@ -165,7 +164,7 @@ describe('request logs', () => {
     await app.listen(0, '127.0.0.1');
     const { port } = app.getHttpServer().address() as AddressInfo;
     const client = new RawConnection({ port });
-    await client.write('GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: left-early\r\n\r\n');
+    await client.write(rawRequest('GET', '/slow', { 'X-Request-Id': 'left-early' }));
     await SlowController.reached;
     client.close();
     await waitFor('the aborted request line', () =>
@@ -234,11 +233,9 @@ describe('log levels', () => {
   });
 
   it('leaves out request lines below the level', async () => {
-    const output: string[] = [];
-    const destination = { write: (line: string) => void output.push(line) };
+    const { logger, output } = recordingAppLogger('warn');
     const app = await createTestApp({
-      override: (builder) =>
-        builder.overrideProvider(AppLogger).useValue(createAppLogger('warn', destination)),
+      override: (builder) => builder.overrideProvider(AppLogger).useValue(logger),
     });
     await depreciateIn(app).expect(200);
     await app.close();

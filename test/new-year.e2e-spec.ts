@@ -1,10 +1,10 @@
-import { PROCESS_TEST_TIMEOUT_MS, sleep } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
 import { VALID } from './helpers/bodies';
 import { remaining } from './helpers/daily-limit';
-import { depreciate } from './helpers/http';
+import { depreciate, send } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
 import { ServerProcess, startServer, untilReady } from './helpers/server-process';
-import { LIBFAKETIME } from './helpers/faketime';
+import { LIBFAKETIME } from './helpers/system-tools';
 import { describeWithTools } from './helpers/system-tools';
 
 const LIMIT = 2;
@@ -33,6 +33,10 @@ const fakeTime = (localStart: string, zone: string) => ({
   FAKETIME: `@${localStart}`, // read in the process's own time zone
   TZ: zone,
 });
+
+/** The UTC year of the server's own clock (libfaketime's), as its answers' Date header gives it. */
+const yearOf = async ({ port }: ServerProcess): Promise<number> =>
+  new Date(String((await send({ port, path: '/health/live' })).headers.date)).getUTCFullYear();
 
 // The new-year rule (a purchase year of next year is valid from 00:00 UTC on 1 January) is tested
 // here, across a real midnight; at the millisecond, in src/depreciation/depreciation.service.spec.ts.
@@ -80,7 +84,12 @@ describeWithTools(['faketime', 'redis-server'], 'New year under faketime (built 
       for (const seconds of waits) expect(seconds).toBeGreaterThan(0);
       for (const seconds of waits) expect(seconds).toBeLessThanOrEqual(8);
 
-      await sleep(Math.max(...waits) * 1000 + 300);
+      for (const server of servers)
+        await waitFor(
+          '00:00 UTC on the server',
+          async () => (await yearOf(server)) === 2027,
+          15_000,
+        );
 
       for (const { port } of servers) {
         const after = await depreciate(port, { from: '127.0.0.31' });

@@ -4,7 +4,8 @@ import request from 'supertest';
 import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
 import { IncomingHttpHeaders } from 'node:http';
 import { BODY_LIMIT_BYTES } from '../src/edge/json-body';
-import { AppLogger, createAppLogger } from '../src/logging/app-logger';
+import { AppLogger } from '../src/logging/app-logger';
+import { recordingAppLogger } from '../src/testing/recording-logger';
 import { DAY_MS } from '../src/rate-limit/daily-window';
 import { depreciate, HttpAnswer, send } from './helpers/http';
 import { INTERNAL_ERROR, INVALID, limited, UNSUPPORTED_TYPE, VALID } from './helpers/bodies';
@@ -305,18 +306,15 @@ describe('the daily limit (e2e, through AppModule)', () => {
 
   describe('what the guard does not honour, refused loudly', () => {
     it('answers 500 on a handler with @Throttle(), logging an error that names the handler', async () => {
-      const lines: string[] = [];
+      const { logger, lines } = recordingAppLogger('error');
       ({ app } = await listenTestApp({
         extra: { controllers: [ThrottledController] },
-        override: (builder) =>
-          builder
-            .overrideProvider(AppLogger)
-            .useValue(createAppLogger('error', { write: (line: string) => void lines.push(line) })),
+        override: (builder) => builder.overrideProvider(AppLogger).useValue(logger),
       }));
       await request(app.getHttpServer())
         .get('/api/extension/throttled')
         .expect(500, INTERNAL_ERROR);
-      const logged = lines.map((line) => JSON.parse(line) as { msg?: string });
+      const logged = lines();
       expect(logged.map((line) => line.msg)).toContain(
         '@Throttle() on ThrottledController.burst is not supported: the daily limit is one budget ' +
           'per client per UTC day across the API (RATE_LIMIT_PER_DAY). Remove it, or use ' +

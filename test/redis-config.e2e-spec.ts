@@ -1,8 +1,8 @@
 import Redis from 'ioredis';
-import { PROCESS_TEST_TIMEOUT_MS, sleep } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
 import { health, redisHealth } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';
-import { RedisServer } from './helpers/redis-server';
+import { RedisServer, untilAskedTwiceMore } from './helpers/redis-server';
 import { runToExit, ServerProcess, startServer, untilShared } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
 
@@ -63,7 +63,7 @@ describeWithTools(['redis-server'], 'REDIS_URL as the built server reads it', ()
         expect(await health(server.port)).toEqual(redisHealth(false));
         for (let i = 0; i < 3; i++)
           expect((await depreciate(server.port, { from: '127.0.0.52' })).status).toBe(200);
-        await sleep(1_200); // the probe asks again
+        await untilAskedTwiceMore(inspect, 'select'); // the probe asks again, refused again
         expect(await inspect.keys('*:127.0.0.52')).toEqual([]);
         expect(server.linesWith('refuses database 99 (ERR DB index is out of range)')).toBe(1);
         expect(server.linesWith('unavailable')).toBe(0);

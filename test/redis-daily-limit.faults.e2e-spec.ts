@@ -1,9 +1,10 @@
 import Redis from 'ioredis';
 import { RedisDailyLimitStorage } from '../src/rate-limit/redis/redis-daily-limit.storage';
-import { PROCESS_TEST_TIMEOUT_MS, sleep, waitFor } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
 import { SettableClock } from '../src/testing/settable-clock';
-import { RecordingLogger, startRedisStore } from './helpers/daily-limit';
-import { RedisServer } from './helpers/redis-server';
+import { RecordingLogger } from '../src/testing/recording-logger';
+import { startRedisStore } from './helpers/daily-limit';
+import { RedisServer, untilAskedTwiceMore } from './helpers/redis-server';
 import { describeWithTools } from './helpers/system-tools';
 
 /** The Redis store's faults against a real redis-server: bad values, restarts, resets, databases. */
@@ -126,7 +127,7 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage: faults on a real re
     const store = await start(`${server.url}/99`);
     expect(store.state()).toMatchObject({ counting: 'memory', shared: false });
     expect(await hits(store, '198.51.100.6', 2)).toEqual([1, 2]);
-    await sleep(1_200); // the probe asks again, and is refused again: still one line
+    await untilAskedTwiceMore(inspect, 'select'); // the probe asks again, refused again: still one line
     expect(await inspect.dbsize()).toBe(0);
     expect(warnings()).toEqual([
       "warn: Redis at test-redis refuses database 99 (ERR DB index is out of range): counting in this instance's memory, never in another database, until it takes it",

@@ -4,7 +4,8 @@ import { redisKey } from '../src/rate-limit/redis/redis-daily-count.script';
 import { RedisDailyLimitStorage } from '../src/rate-limit/redis/redis-daily-limit.storage';
 import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
 import { SettableClock } from '../src/testing/settable-clock';
-import { RecordingLogger, startRedisStore } from './helpers/daily-limit';
+import { RecordingLogger } from '../src/testing/recording-logger';
+import { startRedisStore } from './helpers/daily-limit';
 import { RedisServer } from './helpers/redis-server';
 import { describeWithTools } from './helpers/system-tools';
 

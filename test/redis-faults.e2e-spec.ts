@@ -205,6 +205,8 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
         // One request, then more while its command is waiting on the frozen Redis.
         for (let i = 0; i < 4; i++) {
           sent.push(depreciate(slow.port, { from: `127.0.0.${31 + i}` }));
+          // A fixed wait: no state shows a command queued on a frozen Redis (it answers nothing,
+          // and the instance exposes no command queue); 100 ms spaces the requests within it.
           await sleep(100);
         }
         const answers = await Promise.all(sent);

@@ -1,4 +1,4 @@
-import { recordedAnswers } from './helpers/answers';
+import { recordedAnswers } from './helpers/bodies';
 import { expectDocumentedAnswer } from './helpers/openapi';
 
 // Every answer of the operation an e2e test received must be what the OpenAPI document promises:

@@ -2,19 +2,14 @@ import { BadRequestException } from '@nestjs/common';
 import { errorBodyOf } from '../testing/error-body-of';
 import { SettableClock } from '../testing/settable-clock';
 import { DepreciationService } from './depreciation.service';
-import { README_EXAMPLE_ANSWER } from '../testing/readme-example';
+import { README_EXAMPLE_ANSWER, README_EXAMPLE_REQUEST } from '../testing/readme-example';
 import type { CalculateDepreciationDto as DepreciationInput } from './dto/calculate-depreciation.dto';
 
 const serviceAt = (iso: string) => new DepreciationService(new SettableClock(iso));
 
 describe('DepreciationService', () => {
   const service = serviceAt('2026-11-21T09:30:00.123Z');
-  const sedan: DepreciationInput = {
-    purchaseYear: 2020,
-    purchasePrice: 25000,
-    vehicleType: 'sedan',
-    currentMileage: 50000,
-  };
+  const sedan: DepreciationInput = README_EXAMPLE_REQUEST;
 
   it('answers the whole body of docs/contract.md, in cents, following docs/model.md', () => {
     expect(service.calculate(sedan)).toEqual(README_EXAMPLE_ANSWER);

@@ -67,9 +67,11 @@ describe('connectionHolds and requestsWaiting', () => {
     const partial = connect({ port, host: '127.0.0.1' });
     await once(partial, 'connect');
     partial.write('GET / HTTP/1.1\r\nHo');
-    await new Promise((resolve) => setTimeout(resolve, 100));
     const of = (client: Socket) =>
       [...edge.connections].find((socket) => socket.remotePort === client.localPort);
+    // The server has read the bytes once its side of the connection counts them.
+    while ((of(partial)?.bytesRead ?? 0) === 0)
+      await new Promise((resolve) => setImmediate(resolve));
     expect([connectionHolds(of(silent)!), connectionHolds(of(partial)!)]).toEqual([
       'nothing',
       'headers',

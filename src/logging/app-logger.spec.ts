@@ -1,13 +1,15 @@
 import { Logger } from '@nestjs/common';
 import { hostname } from 'node:os';
-import { AppLogger, createAppLogger } from './app-logger';
+import type { AppLogLevel } from '../config/environment';
+import { recordingAppLogger } from '../testing/recording-logger';
+import type { AppLogger } from './app-logger';
 
 describe('AppLogger', () => {
-  let output: string[];
-  const lines = () => output.map((line) => JSON.parse(line) as Record<string, unknown>);
-  const capture = (level: Parameters<typeof createAppLogger>[0]): AppLogger => {
-    output = [];
-    return createAppLogger(level, { write: (line: string) => void output.push(line) });
+  let recorded: ReturnType<typeof recordingAppLogger>;
+  const lines = () => recorded.lines();
+  const capture = (level: AppLogLevel): AppLogger => {
+    recorded = recordingAppLogger(level);
+    return recorded.logger;
   };
 
   it('writes a Nest line as JSON: level label, ISO time, pid, hostname, context, msg', () => {

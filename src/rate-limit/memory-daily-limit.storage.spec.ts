@@ -1,5 +1,6 @@
 import { SettableClock } from '../testing/settable-clock';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
+import { RecordingLogger } from '../testing/recording-logger';
 
 describe('MemoryDailyLimitStorage', () => {
   let clock: SettableClock;
@@ -143,11 +144,10 @@ describe('MemoryDailyLimitStorage', () => {
   });
 
   describe('past maxClients a day', () => {
-    let warnings: string[];
+    let logger: RecordingLogger;
     const full = (max: number) => {
-      warnings = [];
-      const logger = { warn: (message: string) => warnings.push(message) };
-      return new MemoryDailyLimitStorage(clock, max, logger as never, 1);
+      logger = new RecordingLogger();
+      return new MemoryDailyLimitStorage(clock, max, logger, 1);
     };
 
     it('counts each new client on its own key, held to its limit, and keeps the Map bounded', () => {
@@ -171,8 +171,8 @@ describe('MemoryDailyLimitStorage', () => {
       expect(storage.hit('198.51.100.1', 3).totalHits).toBe(2);
       expect(storage.trackedClients).toBe(2);
       expect(storage.overflowSaturation).toBeGreaterThan(0);
-      expect(warnings).toEqual([
-        '2 clients counted today (MAX_TRACKED_CLIENTS): new clients are now counted in a 1 MiB sketch (OVERFLOW_SKETCH_MB), each held to its limit, until 00:00 UTC',
+      expect(logger.lines).toEqual([
+        'warn: 2 clients counted today (MAX_TRACKED_CLIENTS): new clients are now counted in a 1 MiB sketch (OVERFLOW_SKETCH_MB), each held to its limit, until 00:00 UTC',
       ]);
     });
 
@@ -185,7 +185,7 @@ describe('MemoryDailyLimitStorage', () => {
       expect(storage.hit('b', 1)).toMatchObject({ totalHits: 1, isBlocked: false });
       expect([storage.trackedClients, storage.overflowSaturation]).toEqual([1, 0]);
       storage.hit('c', 1);
-      expect(warnings).toHaveLength(2);
+      expect(logger.lines).toHaveLength(2);
     });
   });
 

@@ -103,6 +103,7 @@ export async function pipeliningFlood(options: FloodOptions): Promise<FloodFigur
       const ms = await probe(port, `127.0.${third}.250`, agent);
       figures.slowestProbeMs = Math.max(figures.slowestProbeMs, ms);
       probes += 1;
+      // A fixed pace, not a wait for a state: the probe samples the service's latency meanwhile.
       await sleep(100);
     }
   })();

@@ -1,12 +1,14 @@
 import { DepreciationService } from '../../src/depreciation/depreciation.service';
 import type { CalculateDepreciationDto as DepreciationInput } from '../../src/depreciation/dto/calculate-depreciation.dto';
 import type { DepreciationResponseDto as DepreciationResult } from '../../src/depreciation/dto/depreciation-response.dto';
+import { README_EXAMPLE_REQUEST } from '../../src/testing/readme-example';
 import { SettableClock } from '../../src/testing/settable-clock';
 
 /** The request and answer bodies the tests share (docs/contract.md). */
 
-/** A valid request: the README's example (src/testing/readme-example.ts) without its mileage. */
-export const VALID = { purchaseYear: 2020, purchasePrice: 25_000, vehicleType: 'sedan' };
+/** A valid request: the README's example without its mileage. */
+const { currentMileage: _mileage, ...withoutMileage } = README_EXAMPLE_REQUEST;
+export const VALID = withoutMileage;
 
 /** Every time in an answer or a log line: an ISO 8601 UTC instant to the millisecond. */
 export const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -33,3 +35,21 @@ export const limited = (limit = 100) => ({
  */
 export const answerAt = (request: object, calculatedAt: string): DepreciationResult =>
   new DepreciationService(new SettableClock(calculatedAt)).calculate(request as DepreciationInput);
+
+/** One answer of the API's operation as a test received it. */
+export interface RecordedAnswer {
+  method: string;
+  path: string;
+  status: number;
+  body: unknown;
+}
+
+/**
+ * Every answer of POST /api/depreciate that the POST helpers received in this test file. After the
+ * file's tests, test/setup-openapi.ts checks each one against the served OpenAPI document.
+ */
+export const recordedAnswers: RecordedAnswer[] = [];
+
+export function recordAnswer(answer: RecordedAnswer): void {
+  recordedAnswers.push(answer);
+}

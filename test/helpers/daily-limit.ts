@@ -1,5 +1,5 @@
 import { LoggerService } from '@nestjs/common';
-import type { Clock } from '../../src/common/clock';
+import { Clock, SystemClock } from '../../src/common/clock';
 import type { RedisTopology } from '../../src/config/redis-topology';
 import {
   DailyLimitRecord,
@@ -11,12 +11,16 @@ import { MemoryDailyLimitStorage } from '../../src/rate-limit/memory-daily-limit
 import { createRedisClient } from '../../src/rate-limit/redis/redis-connection.factory';
 import { RedisDailyLimitStorage } from '../../src/rate-limit/redis/redis-daily-limit.storage';
 import { RedisConnection } from '../../src/rate-limit/redis/redis.connection';
+import { redisKey } from '../../src/rate-limit/redis/redis-daily-count.script';
 import { ISO_TIME } from './bodies';
 import { HttpAnswer, send } from './http';
 
-/** A client's Redis key of today (docs/operations.md): the tests inspect and seed it. */
-export const todayKey = (client: string) =>
-  `depreciation:daily:${new Date().toISOString().slice(0, 10)}:${client}`;
+/**
+ * A client's Redis key of today, by the store's own key function: the tests inspect and seed it.
+ * `clock` is the one the server counts by: a built server's is this machine's (SystemClock).
+ */
+export const todayKey = (client: string, clock: Clock = new SystemClock()) =>
+  redisKey(client, clock.now().getTime());
 
 /** X-RateLimit-Remaining as a number. */
 export const remaining = (answer: HttpAnswer): number =>
@@ -56,20 +60,6 @@ export class OverLimitStorage extends DailyLimitStorage {
 
   state(): DailyLimitState {
     return { store: 'memory', counting: 'memory', shared: false };
-  }
-}
-
-/** A logger that keeps its lines (`warn: …`), for stores under test. */
-export class RecordingLogger implements LoggerService {
-  readonly lines: string[] = [];
-  log(message: string) {
-    this.lines.push(`log: ${message}`);
-  }
-  warn(message: string) {
-    this.lines.push(`warn: ${message}`);
-  }
-  error(message: string) {
-    this.lines.push(`error: ${message}`);
   }
 }
 

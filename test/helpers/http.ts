@@ -1,8 +1,7 @@
 import { Agent, IncomingHttpHeaders, request } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { recordAnswer } from './answers';
-import { VALID } from './bodies';
+import { recordAnswer, VALID } from './bodies';
 
 export interface HttpAnswer {
   status: number;
@@ -136,7 +135,7 @@ export const POST_JSON = {
 /**
  * POST /api/depreciate over a real socket, to an app or process listening on `port` (supertest's
  * in-process counterpart is `depreciateIn`, test/helpers/test-app.ts). Its answer is recorded for
- * the OpenAPI check (test/helpers/answers.ts); `send` with POST_JSON records nothing.
+ * the OpenAPI check (test/helpers/bodies.ts); `send` with POST_JSON records nothing.
  */
 export async function depreciate(
   port: number,

@@ -89,7 +89,8 @@ export class RawConnection {
   /**
    * Resolves once the peer has closed the connection, as a client that never reads finds out: by
    * writing (an empty line, which HTTP/1.1 ignores between requests) every `everyMs` until a write
-   * fails.
+   * fails. A fixed pace, not a wait for a state: a client that reads nothing learns of the close
+   * only from a write.
    */
   async closedUnderWrites(everyMs = 250): Promise<void> {
     while (!this.ended) {
@@ -102,6 +103,22 @@ export class RawConnection {
   close(): void {
     this.socket.destroy();
   }
+}
+
+/**
+ * The bytes of an HTTP/1.1 request's head, `Host: 127.0.0.1` first, then `headers` in order,
+ * then `body` as given: nothing is worked out, so a test may declare a length it never sends.
+ * Requests broken on purpose (a bad method, a header without a colon) are written by hand.
+ */
+export function rawRequest(
+  method: string,
+  path: string,
+  headers: Record<string, string | number> = {},
+  body = '',
+): string {
+  const lines = [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1'];
+  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+  return `${lines.join('\r\n')}\r\n\r\n${body}`;
 }
 
 /** Connects and hangs up: 'connected', or the connection error's code (ECONNREFUSED: none listens). */

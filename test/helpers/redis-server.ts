@@ -1,4 +1,5 @@
-import { freePort, RunningProcess } from '../../src/testing/processes';
+import type Redis from 'ioredis';
+import { freePort, RunningProcess, waitFor } from '../../src/testing/processes';
 import { RawConnection } from './raw-http';
 
 /** Whether something on 127.0.0.1:port answers a Redis PING. */
@@ -83,4 +84,22 @@ export class RedisServer {
     this.resume();
     await this.process?.stop();
   }
+}
+
+/** How many times `redis` has been sent `command`, refused ones included (INFO commandstats). */
+async function callsOf(redis: Redis, command: string): Promise<number> {
+  const stats = await redis.info('commandstats');
+  return Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(stats)?.[1] ?? 0);
+}
+
+/**
+ * Waits until `redis` has been sent `command` twice more: a store's probe has asked again, and
+ * (its probes running one at a time) what it made of the first answer is done.
+ */
+export async function untilAskedTwiceMore(redis: Redis, command: string): Promise<void> {
+  const calls = await callsOf(redis, command);
+  await waitFor(
+    `${command} sent twice more`,
+    async () => (await callsOf(redis, command)) >= calls + 2,
+  );
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { freePort, RunningProcess } from '../../src/testing/processes';
+import { freePort, RunningProcess, waitFor } from '../../src/testing/processes';
+import { health } from './daily-limit';
 import { send } from './http';
 
 export const MAIN_JS = join(__dirname, '..', '..', 'dist', 'main.js');
@@ -46,6 +47,21 @@ export class ServerProcess extends RunningProcess {
   /** Its resident memory in bytes, as its own metrics report it. */
   async residentMemory(): Promise<number> {
     return Number(/^process_resident_memory_bytes (\d+)/m.exec(await this.metrics())?.[1]);
+  }
+
+  /**
+   * The sockets it holds open, as Node's own gauge counts them (`nodejs_active_handles{type="Socket"}`
+   * on the metrics port): every connection it has accepted on either port, the scrape that asks
+   * included, plus its stdout and stderr and any Redis connection. A connection the client sees
+   * established may still wait in the kernel's backlog: this says when the server has taken it.
+   */
+  async openSockets(): Promise<number> {
+    return Number(/^nodejs_active_handles\{type="Socket"\} (\d+)/m.exec(await this.metrics())?.[1]);
+  }
+
+  /** Waits until its open sockets satisfy `done` (see openSockets). */
+  untilSockets(what: string, done: (sockets: number) => boolean): Promise<void> {
+    return waitFor(what, async () => done(await this.openSockets()), 10_000, 20);
   }
 
   /** How many lines of its output contain `text`. */
@@ -112,8 +128,7 @@ export async function untilReady(
 
 /** Whether GET /health says `ok`: with Redis configured, its counters are shared. */
 export const isShared = async (server: ServerProcess): Promise<boolean> =>
-  ((await send({ port: server.port, path: '/health' })).json as { status?: string }).status ===
-  'ok';
+  ((await health(server.port)) as { status?: string }).status === 'ok';
 
 /**
  * Waits until the server is ready and its counters are shared (a degraded instance is ready too),

@@ -8,8 +8,7 @@ import { AppModule } from '../../src/app.module';
 import { createApp } from '../../src/app.factory';
 import { Clock } from '../../src/common/clock';
 import { MetricsServer } from '../../src/metrics/metrics.server';
-import { recordAnswer } from './answers';
-import { VALID } from './bodies';
+import { recordAnswer, VALID } from './bodies';
 import { encodeBody, send } from './http';
 
 export interface TestAppOptions {
