@@ -74,14 +74,17 @@ export function detachParser(socket: Socket): void {
 
 /**
  * Stops the kernel reads of a paused socket (`_handle.reading`, `_handle.readStop()`), as Node's
- * HTTP server does for a socket its parser consumes (`onSocketPause`). Resuming starts them again
- * (net.Socket's `_read`, as `reading` is false).
+ * HTTP server does for a socket its parser consumes (`onSocketPause`), and says whether it did.
+ * `resume()` does not start them again: the socket's stream still counts a read as pending, so it
+ * never calls `_read` (Node's own `onSocketResume` calls `readStart()`).
  */
-export function stopKernelReads(socket: Socket): void {
+export function stopKernelReads(socket: Socket): boolean {
   const handle = (socket as Internal)._handle;
-  if (handle?.reading !== true || socket.destroyed) return;
+  if (handle?.reading !== true || typeof handle.readStop !== 'function') return false;
+  if (socket.destroyed) return false;
   handle.reading = false;
-  handle.readStop?.();
+  handle.readStop();
+  return true;
 }
 
 /**
