@@ -24,7 +24,7 @@ export function setEdgeContext(server: Server, context: EdgeContext): void {
 }
 
 export function edgeContextOf(socket: Socket | null | undefined): EdgeContext | undefined {
-  const server = socket ? (serverOf(socket) as ContextServer | undefined) : undefined;
+  const server: ContextServer | undefined = socket ? serverOf(socket) : undefined;
   return server?.[CONTEXT];
 }
 

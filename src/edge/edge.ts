@@ -42,7 +42,7 @@ export interface EdgeSettings {
   shutdown: ShutdownBounds;
 }
 
-export interface EdgeOptions extends EdgeSettings {
+interface EdgeOptions extends EdgeSettings {
   bodyLimit: number;
   /** Headers of every error answer written at the edge (CORS, the JSON security set). */
   answerHeaders: ReadonlyArray<readonly [string, string]>;
@@ -55,7 +55,7 @@ export interface EdgeOptions extends EdgeSettings {
 }
 
 /** The servers under the edge: the public one, and the management one (metrics). */
-export interface EdgeServers {
+interface EdgeServers {
   api: Server;
   metrics?: Server;
 }

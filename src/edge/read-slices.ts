@@ -7,7 +7,7 @@ import { stopKernelReads, takeParserFeed } from './internals';
  * so this bounds what a client pipelining past the depth leaves behind: a GET is 18 bytes at the
  * least, so at most 56 objects pairs past the depth (docs/operations.md, "Pipelining").
  */
-export const PARSER_SLICE_BYTES = 1024;
+const PARSER_SLICE_BYTES = 1024;
 
 /**
  * Feeds what `socket` sends to Node's HTTP parser a slice at a time, and stops as soon as
