@@ -2,7 +2,7 @@ import { INestApplication, NestApplicationOptions, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
-import { configureApp } from './app.setup';
+import { type AppSetup, configureApp } from './app.setup';
 
 /**
  * How every application is created: Nest's own body parser off (configureApp mounts the JSON one,
@@ -29,10 +29,11 @@ interface ApplicationSource {
  */
 export async function createApp(
   source: Type<unknown> | ApplicationSource = AppModule,
+  setup: AppSetup = {},
 ): Promise<NestExpressApplication> {
   const app =
     typeof source === 'function'
       ? await NestFactory.create<NestExpressApplication>(source, APPLICATION_OPTIONS)
       : source.createNestApplication<NestExpressApplication>(APPLICATION_OPTIONS);
-  return configureApp(app);
+  return configureApp(app, setup);
 }

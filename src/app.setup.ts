@@ -1,11 +1,13 @@
 import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { ShutdownState } from './common/shutdown-state';
 import { Environment } from './config/environment';
-import type { ConnectionLimits } from './edge/connections';
-import { type EdgeOptions, installEdge } from './edge/edge';
+import { type EdgeSettings, installEdge } from './edge/edge';
+import { trustProxyTest } from './edge/internals';
 import { BODY_LIMIT_BYTES, readJsonBody } from './edge/json-body';
 import { AppLogger } from './logging/app-logger';
 import { requestLog } from './logging/request-log';
+import { stdoutWritten } from './logging/stdout-log';
 import { MetricsServer } from './metrics/metrics.server';
 import { MetricsService } from './metrics/metrics.service';
 import { DailyLimitPolicy } from './rate-limit/daily-limit.policy';
@@ -17,52 +19,81 @@ import {
 } from './security/security-headers';
 import { DOCS_PATH, setupSwagger } from './swagger';
 
-const connectionLimits = (config: ConfigService<Environment, true>): ConnectionLimits => ({
-  maxConnections: config.get('MAX_CONNECTIONS', { infer: true }),
-  maxConnectionsPerClient: config.get('MAX_CONNECTIONS_PER_CLIENT', { infer: true }),
-  connectionRefusalsPerClient: config.get('CONNECTION_REFUSALS_PER_CLIENT', { infer: true }),
-  connectionRefusalTimeoutMs: config.get('CONNECTION_REFUSAL_TIMEOUT_MS', { infer: true }),
-  maxPipelinedRequests: config.get('MAX_PIPELINED_REQUESTS', { infer: true }),
-  headersTimeoutMs: config.get('HEADERS_TIMEOUT_MS', { infer: true }),
-  requestTimeoutMs: config.get('REQUEST_TIMEOUT_MS', { infer: true }),
-  keepAliveTimeoutMs: config.get('KEEP_ALIVE_TIMEOUT_MS', { infer: true }),
+type Config = ConfigService<Environment, true>;
+
+export interface AppSetup {
+  /** main.ts only: SIGTERM and SIGINT shut the service down gracefully (installEdge). */
+  shutDownOnSignals?: boolean;
+}
+
+/** Every setting of the edge, read from the environment in this one place. */
+const edgeSettings = (config: Config): EdgeSettings => ({
+  limits: {
+    maxConnections: config.get('MAX_CONNECTIONS', { infer: true }),
+    maxConnectionsPerClient: config.get('MAX_CONNECTIONS_PER_CLIENT', { infer: true }),
+    connectionRefusalsPerClient: config.get('CONNECTION_REFUSALS_PER_CLIENT', { infer: true }),
+    connectionRefusalTimeoutMs: config.get('CONNECTION_REFUSAL_TIMEOUT_MS', { infer: true }),
+    maxPipelinedRequests: config.get('MAX_PIPELINED_REQUESTS', { infer: true }),
+    headersTimeoutMs: config.get('HEADERS_TIMEOUT_MS', { infer: true }),
+    requestTimeoutMs: config.get('REQUEST_TIMEOUT_MS', { infer: true }),
+    keepAliveTimeoutMs: config.get('KEEP_ALIVE_TIMEOUT_MS', { infer: true }),
+  },
+  lingering: {
+    timeMs: config.get('LINGERING_TIME_MS', { infer: true }),
+    timeoutMs: config.get('LINGERING_TIMEOUT_MS', { infer: true }),
+  },
+  shutdown: {
+    timeoutMs: config.get('SHUTDOWN_TIMEOUT_MS', { infer: true }),
+    drainDelayMs: config.get('SHUTDOWN_DRAIN_DELAY_MS', { infer: true }),
+  },
 });
 
 /**
- * What the HTTP layer needs beyond AppModule, in this order: the JSON logger; which proxies may
- * name the client (TRUST_PROXY); the edge, on the public server and the metrics server alike
- * (connection limits, timeouts, pipelining, refusals as answers, request ids, the request log and
- * metrics, the Host check); then as Express middleware the early refusal of clients over their
- * limit, the security headers and CORS, and the JSON body (its size and type); no X-Powered-By or
- * ETag; the docs. createApp() calls it, for main.ts and the e2e tests alike.
+ * The edge on the public server and the metrics server alike (connection limits, timeouts,
+ * pipelining, refusals as answers, request ids, the request log and metrics, the Host check), and
+ * with `shutDownOnSignals` the graceful shutdown. Which proxies may name the client is TRUST_PROXY
+ * as Express compiled it (hop 0: the direct peer).
  */
-export function configureApp(app: NestExpressApplication): NestExpressApplication {
-  const config = app.get<ConfigService<Environment, true>>(ConfigService);
-  const logger = app.get(AppLogger);
-  app.useLogger(logger);
+function putBehindEdge(app: NestExpressApplication, config: Config, setup: AppSetup): void {
+  const trusted = trustProxyTest(app.getHttpAdapter().getInstance());
+  installEdge(
+    { api: app.getHttpServer(), metrics: app.get(MetricsServer).server },
+    {
+      ...edgeSettings(config),
+      bodyLimit: BODY_LIMIT_BYTES,
+      answerHeaders: [...CORS_ANSWER_HEADERS, ...JSON_SECURITY_HEADERS],
+      observers: [requestLog(app.get(AppLogger).pino), app.get(MetricsService).http.record],
+      isTrustedProxy: (address) => trusted(address, 0),
+      shutDownOnSignals: setup.shutDownOnSignals
+        ? {
+            onSignal: () => (app.get(ShutdownState).draining = true),
+            close: () => app.close(),
+            flushed: () => stdoutWritten(),
+          }
+        : undefined,
+    },
+  );
+}
+
+/**
+ * What the HTTP layer needs beyond AppModule, in this order: the JSON logger; which proxies may
+ * name the client (TRUST_PROXY); the edge (above); then as Express middleware the early refusal
+ * of clients over their limit, the security headers and CORS, and the JSON body (its size and
+ * type); no X-Powered-By or ETag; the docs. createApp() calls it, for main.ts and the e2e tests
+ * alike.
+ */
+export function configureApp(
+  app: NestExpressApplication,
+  setup: AppSetup = {},
+): NestExpressApplication {
+  const config = app.get<Config>(ConfigService);
+  app.useLogger(app.get(AppLogger));
   app.flushLogs();
   app.disable('x-powered-by');
   app.set('etag', false);
   // Off unless configured: an untrusted peer's X-Forwarded-For must not change req.ip (the client).
   app.set('trust proxy', config.get('TRUST_PROXY', { infer: true }));
-  // Express compiles TRUST_PROXY into this test of a peer's address (hop 0: the direct peer).
-  const express = app.getHttpAdapter().getInstance() as { get(name: string): unknown };
-  const trusted = express.get('trust proxy fn') as (address: string, hop: number) => boolean;
-  const edge: Omit<EdgeOptions, 'isTrustedProxy'> = {
-    limits: connectionLimits(config),
-    lingering: {
-      timeMs: config.get('LINGERING_TIME_MS', { infer: true }),
-      timeoutMs: config.get('LINGERING_TIMEOUT_MS', { infer: true }),
-    },
-    bodyLimit: BODY_LIMIT_BYTES,
-    answerHeaders: [...CORS_ANSWER_HEADERS, ...JSON_SECURITY_HEADERS],
-    observers: [requestLog(logger.pino), app.get(MetricsService).http.record],
-  };
-  installEdge(app.getHttpServer(), {
-    ...edge,
-    isTrustedProxy: (address) => trusted(address, 0),
-  });
-  installEdge(app.get(MetricsServer).server, { ...edge, isTrustedProxy: () => false });
+  putBehindEdge(app, config, setup);
   // First: its 429 gets the CORS and security headers from the edge's writer, like every refusal.
   app.use(app.get(DailyLimitPolicy).refuseEarly);
   app.use(securityHeaders(DOCS_PATH));

@@ -1,24 +1,15 @@
 import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { createApp } from './app.factory';
+import { AppModule } from './app.module';
 import { explainListenError, ListenError } from './common/listen-error';
-import { ShutdownState } from './common/shutdown-state';
 import { Environment, InvalidConfigurationError } from './config/environment';
-import { edgeOf } from './edge/edge';
-import { enableGracefulShutdown } from './edge/shutdown';
 import { EvictingRedisError } from './rate-limit/redis/redis-server.check';
 import { stdoutWritten } from './logging/stdout-log';
 
 async function bootstrap(): Promise<void> {
-  const app = await createApp();
+  const app = await createApp(AppModule, { shutDownOnSignals: true });
   const config = app.get<ConfigService<Environment, true>>(ConfigService);
-  enableGracefulShutdown(edgeOf(app.getHttpServer()), {
-    timeoutMs: config.get('SHUTDOWN_TIMEOUT_MS', { infer: true }),
-    drainDelayMs: config.get('SHUTDOWN_DRAIN_DELAY_MS', { infer: true }),
-    onSignal: () => (app.get(ShutdownState).draining = true),
-    close: () => app.close(),
-    flushed: () => stdoutWritten(),
-  });
   const [port, host] = [config.get('PORT', { infer: true }), config.get('HOST', { infer: true })];
   await app.listen(port, host).catch((error: unknown) => {
     throw explainListenError(error, 'PORT');

@@ -35,13 +35,81 @@ function refuseUnknownFields(document: OpenAPIObject): void {
   }
 }
 
+type GlobalResponse = Parameters<DocumentBuilder['addGlobalResponse']>[0];
+
+/** Node's parser gave up waiting for the request. */
+const TIMED_OUT: GlobalResponse = {
+  status: 408,
+  description:
+    'The headers or the body did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS). ' +
+    'Not counted; the connection is closed.',
+  type: ErrorResponseDto,
+  example: { statusCode: 408, message: STATUS_CODES[408] },
+};
+
+/** Past the daily `limit`. */
+const overDailyLimit = (limit: number): GlobalResponse => ({
+  status: 429,
+  description: 'Daily limit of the caller exceeded (until 00:00 UTC).',
+  type: ErrorResponseDto,
+  headers: rateLimitHeaderDocs(limit, true),
+  example: { statusCode: 429, message: rateLimitMessage(limit) },
+});
+
+/** The rest, which do not depend on the limit. */
+const OTHER_ERRORS: GlobalResponse[] = [
+  {
+    status: 431,
+    description: 'Request headers over 16 KiB. Not counted; the connection is closed.',
+    type: ErrorResponseDto,
+    example: { statusCode: 431, message: STATUS_CODES[431] },
+  },
+  {
+    status: 500,
+    description: 'Unexpected failure (the detail is logged, never sent).',
+    type: ErrorResponseDto,
+    example: { statusCode: 500, message: INTERNAL_ERROR_MESSAGE },
+  },
+  {
+    status: 503,
+    description:
+      'More connections from this client than MAX_CONNECTIONS_PER_CLIENT. Not counted; retry ' +
+      'after Retry-After seconds.',
+    type: ErrorResponseDto,
+    headers: {
+      'Retry-After': {
+        description: 'Seconds to wait before retrying.',
+        schema: { type: 'integer', example: 1 },
+      },
+    },
+    example: { statusCode: 503, message: OVER_CONNECTION_CAP_MESSAGE },
+  },
+  {
+    status: 505,
+    description:
+      'A request line whose HTTP version is not 1.0 or 1.1 (HTTP/2.0, HTTP/0.9). Not counted; ' +
+      'the connection is closed.',
+    type: ErrorResponseDto,
+    example: { statusCode: 505, message: STATUS_CODES[505] },
+  },
+];
+
 /**
- * The OpenAPI document of `app` with its daily `limit`. The errors every route can answer (408 and
- * 431 from Node's parser, 429 past the daily limit, 500, 503 over the connection cap, 505 for an
- * HTTP version other than 1.0 or 1.1) are global responses, so a module a team adds is documented
- * with them without touching this file; a new tag (`@ApiTags`) is declared here with its description, or the OpenAPI lint (redocly.yaml,
- * `operation-tag-defined`) fails. The one server is `/`, the host that serves the document: what a
- * client assumes when none is given, said out loud (`no-empty-servers`).
+ * The errors every route can answer (408 and 431 from Node's parser, 429 past the daily `limit`,
+ * 500, 503 over the connection cap, 505 for an HTTP version other than 1.0 or 1.1): global
+ * responses, so a module a team adds is documented with them without touching this file.
+ */
+const globalErrorResponses = (limit: number): GlobalResponse[] => [
+  TIMED_OUT,
+  overDailyLimit(limit),
+  ...OTHER_ERRORS,
+];
+
+/**
+ * The OpenAPI document of `app` with its daily `limit`, and the errors every route can answer
+ * (above). A new tag (`@ApiTags`) is declared here with its description, or the OpenAPI lint
+ * (redocly.yaml, `operation-tag-defined`) fails. The one server is `/`, the host that serves the
+ * document: what a client assumes when none is given, said out loud (`no-empty-servers`).
  */
 export function buildOpenApiDocument(app: INestApplication, limit: number): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -53,57 +121,7 @@ export function buildOpenApiDocument(app: INestApplication, limit: number): Open
     .setVersion('1.0.0')
     .addServer('/', 'The host serving this document.')
     .addTag('depreciation', 'What a vehicle is worth now and how its value fell year by year.')
-    .addGlobalResponse(
-      {
-        status: 408,
-        description:
-          'The headers or the body did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS). ' +
-          'Not counted; the connection is closed.',
-        type: ErrorResponseDto,
-        example: { statusCode: 408, message: STATUS_CODES[408] },
-      },
-      {
-        status: 429,
-        description: 'Daily limit of the caller exceeded (until 00:00 UTC).',
-        type: ErrorResponseDto,
-        headers: rateLimitHeaderDocs(limit, true),
-        example: { statusCode: 429, message: rateLimitMessage(limit) },
-      },
-      {
-        status: 431,
-        description: 'Request headers over 16 KiB. Not counted; the connection is closed.',
-        type: ErrorResponseDto,
-        example: { statusCode: 431, message: STATUS_CODES[431] },
-      },
-      {
-        status: 500,
-        description: 'Unexpected failure (the detail is logged, never sent).',
-        type: ErrorResponseDto,
-        example: { statusCode: 500, message: INTERNAL_ERROR_MESSAGE },
-      },
-      {
-        status: 503,
-        description:
-          'More connections from this client than MAX_CONNECTIONS_PER_CLIENT. Not counted; retry ' +
-          'after Retry-After seconds.',
-        type: ErrorResponseDto,
-        headers: {
-          'Retry-After': {
-            description: 'Seconds to wait before retrying.',
-            schema: { type: 'integer', example: 1 },
-          },
-        },
-        example: { statusCode: 503, message: OVER_CONNECTION_CAP_MESSAGE },
-      },
-      {
-        status: 505,
-        description:
-          'A request line whose HTTP version is not 1.0 or 1.1 (HTTP/2.0, HTTP/0.9). Not counted; ' +
-          'the connection is closed.',
-        type: ErrorResponseDto,
-        example: { statusCode: 505, message: STATUS_CODES[505] },
-      },
-    )
+    .addGlobalResponse(...globalErrorResponses(limit))
     .build();
   const document = SwaggerModule.createDocument(app, config);
   useLimitInHeaderExamples(document, limit);

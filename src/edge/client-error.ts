@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
-import { answerOnSocket } from './answers';
+import { answerOnSocket } from './socket-answers';
 import { isLingering } from './lingering-close';
 
 /** Node's own statuses for what its HTTP parser refuses; anything else is a malformed request. */

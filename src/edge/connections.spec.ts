@@ -23,14 +23,18 @@ const LIMITS = {
 describe('connectionHolds and requestsWaiting', () => {
   const handled: Array<{ request: IncomingMessage; response: ServerResponse }> = [];
   const server = createServer((req, response) => handled.push({ request: req, response }));
-  const edge = installEdge(server, {
-    limits: LIMITS,
-    lingering: { timeMs: 1_000, timeoutMs: 500 },
-    bodyLimit: 8_192,
-    answerHeaders: [],
-    observers: [],
-    isTrustedProxy: () => false,
-  });
+  const edge = installEdge(
+    { api: server },
+    {
+      limits: LIMITS,
+      lingering: { timeMs: 1_000, timeoutMs: 500 },
+      shutdown: { timeoutMs: 1_000, drainDelayMs: 0 },
+      bodyLimit: 8_192,
+      answerHeaders: [],
+      observers: [],
+      isTrustedProxy: () => false,
+    },
+  );
   let port: number;
   const holds = () =>
     [...edge.connections].map((socket) => [connectionHolds(socket), requestsWaiting(socket)]);

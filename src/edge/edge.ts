@@ -1,30 +1,24 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import {
-  answerError,
-  answerOnSocket,
-  type AnswerObserver,
-  type AnswerRecord,
-  type EdgeContext,
-  setEdgeContext,
-} from './answers';
+import { type AnswerObserver, answerRecord } from './answer-record';
+import { answerError, type EdgeContext, setEdgeContext } from './answers';
 import { answerClientError } from './client-error';
-import { clientAddress } from './client-key';
 import {
   capConnectionsPerClient,
   type ConnectionLimits,
   connectionCeiling,
-  overCap,
-  requestAnswered,
-  requestArrived,
   isClosing,
   markClosing,
   nothingMoreToParse,
+  overCap,
+  requestAnswered,
+  requestArrived,
   requestsWaiting,
   whenAllAnswered,
 } from './connections';
 import { OVER_CONNECTION_CAP_MESSAGE } from './error-messages';
+import { acceptRequestsWithoutHost, checkTimeoutsEvery } from './internals';
 import {
   isLingering,
   type LingeringBounds,
@@ -32,116 +26,125 @@ import {
   lingeringClose,
 } from './lingering-close';
 import { parseInSlices } from './read-slices';
+import {
+  type Edge,
+  enableGracefulShutdown,
+  type ShutdownBounds,
+  type ShutdownHooks,
+} from './shutdown';
 import { type IdentifiedRequest, identifyRequest } from './request-id';
+import { answerOnSocket } from './socket-answers';
 
-export interface EdgeOptions {
+/** What the edge is configured with (docs/operations.md, "Robustness"), read once from config. */
+export interface EdgeSettings {
   limits: ConnectionLimits;
   lingering: LingeringBounds;
+  shutdown: ShutdownBounds;
+}
+
+interface EdgeOptions extends EdgeSettings {
   bodyLimit: number;
   /** Headers of every error answer written at the edge (CORS, the JSON security set). */
   answerHeaders: ReadonlyArray<readonly [string, string]>;
   /** Told of every answer: the request log, the metrics. */
   observers: AnswerObserver[];
-  /** Proxies TRUST_PROXY trusts: exempt from the per-client connection cap. */
+  /** Proxies TRUST_PROXY trusts: exempt from the public server's per-client connection cap. */
   isTrustedProxy: (address: string) => boolean;
+  /** main.ts only: SIGTERM and SIGINT drain the public server, then close the application. */
+  shutDownOnSignals?: ShutdownHooks;
 }
 
-/** A server under the edge: its open connections, and whether it is shutting down. */
-export interface Edge {
-  readonly server: Server;
-  readonly connections: ReadonlySet<Socket>;
-  readonly lingering: LingeringBounds;
-  /** From the shutdown signal on: every answer says `Connection: close`. */
-  draining: boolean;
+/** The servers under the edge: the public one, and the management one (metrics). */
+interface EdgeServers {
+  api: Server;
+  metrics?: Server;
 }
 
-const EDGE = Symbol('edge');
 /** A connection over the cap is told when to try again. */
 const OVER_CAP_HEADERS = { 'Retry-After': '1' };
 const ARRIVED = Symbol('arrivedAt');
 type ObservedResponse = ServerResponse & { req: IdentifiedRequest; [ARRIVED]: number };
-
-/** The answer's record for the observers, once its response has closed. */
-function recordOf(response: ObservedResponse): AnswerRecord {
-  const request = response.req as IdentifiedRequest & {
-    originalUrl?: string;
-    route?: unknown;
-    ip?: string;
-  };
-  const url = request.originalUrl ?? request.url ?? '';
-  const query = url.indexOf('?');
-  return {
-    method: request.method ?? '-',
-    path: query === -1 ? url : url.slice(0, query),
-    route: request.route,
-    // A client that left before the status line was sent got no status at all.
-    status: response.headersSent ? response.statusCode : null,
-    completed: response.writableFinished,
-    remoteAddress: clientAddress(request),
-    requestId: request.id,
-    elapsedMs: performance.now() - response[ARRIVED],
-  };
-}
+type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
 /**
- * Puts `server` behind the edge: everything between the socket and the application (Express, or
- * the metrics server's handler), in one place (docs/operations.md, "Robustness").
- * - Connections: Node's ceiling for all clients, the per-client cap with its 503 answers, the
- *   header, request and keep-alive timeouts checked every second.
+ * The one entry of the edge: puts each server behind it (everything between the socket and the
+ * application: Express, or the metrics server's handler), and with `shutDownOnSignals` makes the
+ * signals shut the public one down gracefully (shutdown.ts).
+ * - Connections: Node's ceiling for all clients, the per-client cap with its 503 answers (no proxy
+ *   is trusted on the metrics server), the header, request and keep-alive timeouts checked every
+ *   second.
  * - Reads: handed to Node's parser a slice at a time, none once nothing more is to be parsed.
  * - Every answer: its request id, its observers (log, metrics), the pipelining depth, and after
  *   the shutdown signal `Connection: close`.
  * - Refusals are answers: Node's own bare answers (parser errors, timeouts, `Expect`) get the error
  *   body (answerClientError); every `Connection: close` answer ends with a lingering close.
- * The server's 'request' listeners (the application) run only for requests the edge admits.
+ * The servers' 'request' listeners (the application) run only for requests the edge admits.
  */
-export function installEdge(server: Server, options: EdgeOptions): Edge {
-  const { limits, lingering } = options;
-  const context: EdgeContext = {
-    answerHeaders: options.answerHeaders,
-    observers: options.observers,
-    lingering,
-    bodyLimit: options.bodyLimit,
-  };
-  setEdgeContext(server, context);
-  const connections = new Set<Socket>();
-  const edge: Edge = { server, connections, lingering, draining: false };
-  (server as Server & { [EDGE]?: Edge })[EDGE] = edge;
+export function installEdge(servers: EdgeServers, options: EdgeOptions): Edge {
+  const edge = putBehindEdge(servers.api, options, options.isTrustedProxy);
+  if (servers.metrics) putBehindEdge(servers.metrics, options, () => false);
+  if (options.shutDownOnSignals) {
+    enableGracefulShutdown(edge, options.shutdown, options.shutDownOnSignals);
+  }
+  return edge;
+}
 
-  server.maxConnections = connectionCeiling(limits.maxConnections);
-  server.headersTimeout = limits.headersTimeoutMs;
-  server.requestTimeout = limits.requestTimeoutMs;
-  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  // Read by Node when the server starts listening (a creation option it also takes as a property).
-  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval =
-    Math.min(1_000, limits.headersTimeoutMs);
+function putBehindEdge(
+  server: Server,
+  options: EdgeOptions,
+  isTrustedProxy: (address: string) => boolean,
+): Edge {
+  const { limits, lingering } = options;
+  const { answerHeaders, observers, bodyLimit } = options;
+  const context: EdgeContext = { answerHeaders, observers, lingering, bodyLimit };
+  setEdgeContext(server, context);
+  const edge: Edge = { server, connections: new Set(), lingering, draining: false };
+  applyLimits(server, limits);
   server.on('connection', (socket: Socket) => {
-    connections.add(socket);
-    socket.once('close', () => connections.delete(socket));
+    edge.connections.add(socket);
+    socket.once('close', () => edge.connections.delete(socket));
     lingerOnClose(socket, lingering);
     parseInSlices(socket, () => isLingering(socket) || nothingMoreToParse(socket));
   });
-  capConnectionsPerClient(server, limits, options.isTrustedProxy, (socket) =>
+  capConnectionsPerClient(server, limits, isTrustedProxy, (socket) =>
     answerOnSocket(socket, 503, {
       message: OVER_CONNECTION_CAP_MESSAGE,
       headers: OVER_CAP_HEADERS,
     }),
   );
+  answerWhatNodeRefuses(server);
+  admitRequests(server, edge, context, limits.maxPipelinedRequests);
+  return edge;
+}
 
+function applyLimits(server: Server, limits: ConnectionLimits): void {
+  server.maxConnections = connectionCeiling(limits.maxConnections);
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  checkTimeoutsEvery(server, Math.min(1_000, limits.headersTimeoutMs));
+}
+
+/** Node's own bare answers become the edge's, or requests the edge judges itself. */
+function answerWhatNodeRefuses(server: Server): void {
   server.on('clientError', answerClientError);
-  // Node's own bare 400 for a request without Host is replaced by the edge's (below).
-  (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
+  // Node's own bare 400 for a request without Host is replaced by the edge's (refusalOf).
+  acceptRequestsWithoutHost(server);
   // No `100 Continue` before the headers are judged: the body reader sends it when it reads.
   server.on('checkContinue', (request, response) => server.emit('request', request, response));
   // An `Expect` other than 100-continue is ignored, as RFC 9110 §10.1.1 allows, not a bare 417.
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));
+}
 
-  const handlers = server.listeners('request') as Array<
-    (request: IncomingMessage, response: ServerResponse) => void
-  >;
+/** Runs the server's own 'request' listeners for the requests the edge admits, and only those. */
+function admitRequests(server: Server, edge: Edge, context: EdgeContext, depth: number): void {
+  const handlers = server.listeners('request') as Handler[];
   server.removeAllListeners('request');
   const done = function (this: ObservedResponse): void {
-    const record = recordOf(this);
+    // A client that left before the status line was sent got no status at all.
+    const status = this.headersSent ? this.statusCode : null;
+    const elapsedMs = performance.now() - this[ARRIVED];
+    const record = answerRecord(this.req, status, this.writableFinished, elapsedMs);
     requestAnswered(this);
     for (const observe of context.observers) observe(record);
   };
@@ -149,8 +152,8 @@ export function installEdge(server: Server, options: EdgeOptions): Edge {
     const socket = request.socket;
     // Behind an answer that closes the connection, or past the depth: neither handled nor counted.
     if (isClosing(socket)) return;
-    if (requestsWaiting(socket) >= limits.maxPipelinedRequests) {
-      stopReading(socket, lingering);
+    if (requestsWaiting(socket) >= depth) {
+      stopReading(socket, edge.lingering);
       return;
     }
     requestArrived(request);
@@ -161,36 +164,29 @@ export function installEdge(server: Server, options: EdgeOptions): Edge {
       response.setHeader('Connection', 'close');
       markClosing(socket);
     }
-    if (overCap(socket)) {
-      answerError(response, 503, OVER_CONNECTION_CAP_MESSAGE, OVER_CAP_HEADERS, true);
-      return;
-    }
+    if (!refused(request, response, socket))
+      for (const handle of handlers) handle(request, response);
+  });
+}
+
+/** Answers a request the edge refuses itself, and says whether it did. */
+function refused(request: IncomingMessage, response: ServerResponse, socket: Socket): boolean {
+  if (overCap(socket)) {
+    answerError(response, 503, OVER_CONNECTION_CAP_MESSAGE, OVER_CAP_HEADERS, true);
+  } else if (!isHttp1(request)) {
     // Node's parser takes HTTP/0.9 (a request line without a version) and HTTP/2.0 as requests;
     // the edge speaks 1.0 and 1.1 only (RFC 9110 §15.6.6), and closes after saying so.
-    if (!isHttp1(request)) {
-      answerError(response, 505, undefined, {}, true);
-      return;
-    }
+    answerError(response, 505, undefined, {}, true);
+  } else if (request.headers.host === undefined && request.httpVersion === '1.1') {
     // An HTTP/1.1 request without Host is malformed (RFC 9112 §3.2): a 400 with our body.
-    if (request.headers.host === undefined && request.httpVersion === '1.1') {
-      answerError(response, 400);
-      return;
-    }
-    for (const handle of handlers) handle(request, response);
-  });
-  return edge;
+    answerError(response, 400);
+  } else return false;
+  return true;
 }
 
 const isHttp1 = (request: IncomingMessage): boolean =>
   request.httpVersionMajor === 1 &&
   (request.httpVersionMinor === 0 || request.httpVersionMinor === 1);
-
-/** The edge installEdge put `server` behind (main.ts's shutdown takes it). */
-export function edgeOf(server: Server): Edge {
-  const edge = (server as Server & { [EDGE]?: Edge })[EDGE];
-  if (edge === undefined) throw new Error('The server is not behind the edge (installEdge)');
-  return edge;
-}
 
 /**
  * A client past the pipelining depth: Node would hold a request and an answer for each request it

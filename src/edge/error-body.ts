@@ -8,6 +8,9 @@ import {
   UNSUPPORTED_MEDIA_TYPE_MESSAGE,
 } from './error-messages';
 
+/** The Content-Type of every JSON answer. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 /** The one error body of the API (docs/contract.md, "Errors"). */
 interface ErrorBody {
   statusCode: number;
@@ -37,8 +40,8 @@ const MAX_MESSAGE_LENGTH = 200;
 const ELLIPSIS = '…';
 
 /**
- * A client error raised below Nest by Express or body-parser (http-errors: `status` 4xx), such as
- * an oversized body (413) or an unsupported charset (415). Anything else is unexpected.
+ * A client error raised below Nest, by Express or a middleware (http-errors: `status` 4xx).
+ * Anything else is unexpected.
  */
 function clientErrorStatus(exception: unknown): number | undefined {
   if (!(exception instanceof Error)) return undefined;
@@ -88,4 +91,20 @@ export function toErrorBody(exception: unknown): ErrorBody & { expected: boolean
     message: INTERNAL_ERROR_MESSAGE,
     expected: false,
   };
+}
+
+/** Bodies already made, by status and message: refusals repeat (a client over its limit, 429s). */
+const BODIES = new Map<string, Buffer>();
+/** Past this many bodies, new ones are made, not kept; a 404's, which names its path, never is. */
+const MAX_KEPT_BODIES = 64;
+
+/** The error body for `status` as bytes: the contract's message unless one is given. */
+export function errorBytes(status: number, message?: string): Buffer {
+  const key = `${status} ${message ?? ''}`;
+  const kept = BODIES.get(key);
+  if (kept !== undefined) return kept;
+  const body = toErrorBody(new HttpException(message ?? STATUS_CODES[status] ?? '', status));
+  const bytes = Buffer.from(JSON.stringify({ statusCode: body.statusCode, message: body.message }));
+  if (status !== 404 && BODIES.size < MAX_KEPT_BODIES) BODIES.set(key, bytes);
+  return bytes;
 }

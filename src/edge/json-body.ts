@@ -1,6 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { answerError, hasBody } from './answers';
+import { answerError, declaresOver, hasBody } from './answers';
 import { UNSUPPORTED_CONTENT_ENCODING_MESSAGE } from './error-messages';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
@@ -44,7 +44,7 @@ type Next = (error?: unknown) => void;
  * - a declared `Content-Length` over `limit` gets its 413 on the headers, whatever the type, and
  *   none of the body is read;
  * - a body whose length is not declared (chunked) is read only up to `limit`: the 413 goes out as
- *   soon as it passes, not when the client is done (body-parser 2 reads the whole stream first);
+ *   soon as it passes, not when the client is done;
  * - `100 Continue` is sent only here, when the body is about to be read: a refusal decided on the
  *   headers (413, an early 429) reaches a client that waits for it before sending the body.
  * - gzip, deflate and br bodies are decoded, the limit holding for what they decode to; any other
@@ -57,7 +57,7 @@ type Next = (error?: unknown) => void;
 export function readJsonBody(limit: number) {
   return (request: IncomingMessage & { body?: unknown }, response: ServerResponse, next: Next) => {
     if (!hasBody(request)) return next();
-    if (Number(request.headers['content-length']) > limit) return answerError(response, 413);
+    if (declaresOver(request, limit)) return answerError(response, 413);
     if (!isJsonRequest(request)) return next();
     const decoder = decoderFor(request.headers['content-encoding']);
     if (decoder === undefined) {
@@ -65,50 +65,66 @@ export function readJsonBody(limit: number) {
     }
     const expect = request.headers.expect;
     if (expect !== undefined && CONTINUE.test(expect)) response.writeContinue();
-    const source: Readable = decoder === null ? request : request.pipe(decoder);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const stop = () => {
-      source.off('data', onData);
-      source.off('end', onEnd);
-      response.off('finish', stop);
-      if (decoder) {
-        request.unpipe(decoder);
-        decoder.destroy();
-      }
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) {
-        chunks.push(chunk);
-        return;
-      }
-      stop();
-      answerError(response, 413);
-    };
-    const onEnd = () => {
-      stop();
-      const body = parseJsonObject(Buffer.concat(chunks, size));
-      if (body === undefined) return next(new BadRequestException());
-      request.body = body;
-      next();
-    };
-    source.on('data', onData);
-    source.on('end', onEnd);
-    // Answered meanwhile (a parser error, a timeout): nothing more is read or handled.
-    response.on('finish', stop);
-    // A client that leaves mid-body: nothing to answer; the socket's close ends the request.
-    request.on('error', stop);
-    // A body its coding cannot decode is malformed.
-    decoder?.on('error', () => {
-      stop();
-      next(new BadRequestException());
-    });
+    readUpTo(limit, request, decoder, response, next);
   };
 }
 
+/** Reads the body (through `decoder`, if any) up to `limit` bytes, then parses it. */
+function readUpTo(
+  limit: number,
+  request: IncomingMessage & { body?: unknown },
+  decoder: Transform | null,
+  response: ServerResponse,
+  next: Next,
+): void {
+  const source: Readable = decoder === null ? request : request.pipe(decoder);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const stop = () => {
+    source.off('data', onData);
+    source.off('end', onEnd);
+    response.off('finish', stop);
+    if (decoder) {
+      request.unpipe(decoder);
+      decoder.destroy();
+    }
+  };
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= limit) {
+      chunks.push(chunk);
+      return;
+    }
+    stop();
+    answerError(response, 413);
+  };
+  const onEnd = () => {
+    stop();
+    deliver(request, Buffer.concat(chunks, size), next);
+  };
+  source.on('data', onData);
+  source.on('end', onEnd);
+  // Answered meanwhile (a parser error, a timeout): nothing more is read or handled.
+  response.on('finish', stop);
+  // A client that leaves mid-body: nothing to answer; the socket's close ends the request.
+  request.on('error', stop);
+  // A body its coding cannot decode is malformed.
+  decoder?.on('error', () => {
+    stop();
+    next(new BadRequestException());
+  });
+}
+
+/** Hands the parsed body on, or a 400 for one that is not strict JSON. */
+function deliver(request: IncomingMessage & { body?: unknown }, bytes: Buffer, next: Next): void {
+  const body = parseJsonObject(bytes);
+  if (body === undefined) return next(new BadRequestException());
+  request.body = body;
+  next();
+}
+
 /**
- * The decoder of a `Content-Encoding`, as body-parser had them: null for none (identity),
+ * The decoder of a `Content-Encoding`: null for none (identity),
  * undefined for a coding the service does not decode (a 415). Node joins repeated headers with
  * `, `, so two headers are one stacked value, refused like any list.
  */
@@ -122,7 +138,7 @@ function decoderFor(header: string | undefined): Transform | null | undefined {
 }
 
 /**
- * A body as body-parser's strict JSON read it: an object or an array (anything else, or malformed
+ * A body as strict JSON: an object or an array (anything else, or malformed
  * JSON, is undefined: a 400 before routing, not counted); an empty body is `{}` (validation then
  * refuses it); a byte order mark is dropped.
  */

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { detachParser, onDestroySoon } from './internals';
 
 /** How long a lingering close reads what a client still sends (docs/operations.md, "Robustness"). */
 export interface LingeringBounds {
@@ -24,19 +25,15 @@ export const isLingering = (socket: Socket): boolean =>
  * the answer already written, this half-closes (FIN after the answer), then reads and drops what
  * still arrives until the client closes its side, sends nothing for `timeoutMs`, or `timeMs` pass.
  *
- * Node has no API for it: after an answer with `Connection: close` it calls `socket.destroySoon()`
- * (lib/_http_server.js, resOnFinish), and its parser reads the socket's handle itself
- * (`parser.consume`). So the HTTP server's own 'data' and 'end' listeners are removed, and adding
- * a 'data' listener makes Node's socket wrapper give the handle back to JavaScript
- * (`unconsume`): from here on, bytes reach only `discard`, never the HTTP parser, so nothing in
- * them is parsed, routed or counted.
+ * Node has no API for it (internals.ts: `destroySoon`, the parser's listeners): the parser is
+ * detached, and from here on bytes reach only `discard`, so nothing in them is parsed, routed or
+ * counted.
  */
 export function lingeringClose(socket: Socket, bounds: LingeringBounds): void {
   const lingering = socket as LingeringSocket;
   if (lingering[LINGERING] || socket.destroyed) return;
   lingering[LINGERING] = true;
-  for (const listener of socket.listeners('data')) socket.off('data', listener as () => void);
-  for (const listener of socket.listeners('end')) socket.off('end', listener as () => void);
+  detachParser(socket);
   socket.on('data', discard);
   socket.once('end', () => socket.destroy());
   socket.setTimeout(bounds.timeoutMs, () => socket.destroy());
@@ -46,10 +43,7 @@ export function lingeringClose(socket: Socket, bounds: LingeringBounds): void {
   socket.resume();
 }
 
-/**
- * Makes every `Connection: close` answer on `socket` end with a lingering close: Node calls
- * `destroySoon()` once such an answer is sent.
- */
+/** Makes every `Connection: close` answer on `socket` end with a lingering close. */
 export function lingerOnClose(socket: Socket, bounds: LingeringBounds): void {
-  socket.destroySoon = () => lingeringClose(socket, bounds);
+  onDestroySoon(socket, () => lingeringClose(socket, bounds));
 }

@@ -1,11 +1,11 @@
 import { Logger } from '@nestjs/common';
 import type { Server } from 'node:http';
-import { Server as NetServer, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { answerOnSocket } from './answers';
 import { connectionHolds } from './connections';
-import type { Edge } from './edge';
-import { isLingering, lingeringClose } from './lingering-close';
+import { closeListener } from './internals';
+import { isLingering, type LingeringBounds, lingeringClose } from './lingering-close';
+import { answerOnSocket } from './socket-answers';
 
 const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
 /** The listener stays open until this long passes without a new connection: the kernel's queue is empty. */
@@ -16,11 +16,24 @@ const SWEEP_EVERY_MS = 100;
 /** …and how long such a connection must have sent nothing before it is answered 408 or closed. */
 const QUIET_CLIENT_MS = 500;
 
-export interface ShutdownOptions {
+/** A server under the edge (installEdge): its open connections, and whether it is shutting down. */
+export interface Edge {
+  readonly server: Server;
+  readonly connections: Set<Socket>;
+  readonly lingering: LingeringBounds;
+  /** From the shutdown signal on: every answer says `Connection: close`. */
+  draining: boolean;
+}
+
+export interface ShutdownBounds {
   /** SHUTDOWN_TIMEOUT_MS: how long the requests being handled may take. */
   timeoutMs: number;
   /** SHUTDOWN_DRAIN_DELAY_MS: how long readiness answers 503 while requests are still served. */
   drainDelayMs: number;
+}
+
+/** What the application does at each step of a shutdown. */
+export interface ShutdownHooks {
   /** At the signal: readiness starts answering 503. */
   onSignal: () => void;
   /** Once every connection has ended: the application closes (every module's shutdown hooks). */
@@ -54,9 +67,7 @@ async function acceptQueued(server: Server): Promise<void> {
  * close, no reset).
  */
 function stopListening(edge: Edge): Promise<void> {
-  const closed = new Promise<void>((resolve) =>
-    NetServer.prototype.close.call(edge.server, () => resolve()),
-  );
+  const closed = new Promise<void>((resolve) => closeListener(edge.server, resolve));
   const quietSince = new Map<Socket, { bytes: number; since: number }>();
   const sweep = setInterval(() => {
     const now = Date.now();
@@ -105,19 +116,47 @@ function exitOnce(flushed: () => Promise<void>): (code: number) => void {
  * `timeoutMs` the connections left are closed; the exit is 0 if none of them had a request being
  * handled (only requests still arriving, or idle connections), else 1.
  */
-export function enableGracefulShutdown(edge: Edge, options: ShutdownOptions): void {
-  const logger = new Logger('Shutdown');
-  const exit = exitOnce(options.flushed);
-  let closing = false;
-  const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
-    if (closing) return;
-    closing = true;
-    options.onSignal();
-    logger.log(`${signal} received: not ready; no new connections in ${options.drainDelayMs} ms`);
+export function enableGracefulShutdown(
+  edge: Edge,
+  bounds: ShutdownBounds,
+  hooks: ShutdownHooks,
+): void {
+  const shutdown = new Shutdown(edge, bounds, hooks);
+  for (const signal of SIGNALS) process.on(signal, (received) => shutdown.start(received));
+}
+
+class Shutdown {
+  private readonly logger = new Logger('Shutdown');
+  private readonly exit: (code: number) => void;
+  private started = false;
+
+  constructor(
+    private readonly edge: Edge,
+    private readonly bounds: ShutdownBounds,
+    private readonly hooks: ShutdownHooks,
+  ) {
+    this.exit = exitOnce(hooks.flushed);
+  }
+
+  start(signal: NodeJS.Signals): void {
+    if (this.started) return;
+    this.started = true;
+    this.run(signal).catch((error: unknown) => {
+      this.logger.error('Shutdown failed', error instanceof Error ? error.stack : String(error));
+      this.exit(1);
+    });
+  }
+
+  private async run(signal: NodeJS.Signals): Promise<void> {
+    const { edge, bounds } = this;
+    this.hooks.onSignal();
+    this.logger.log(
+      `${signal} received: not ready; no new connections in ${bounds.drainDelayMs} ms`,
+    );
     // During the drain delay answers close their connections, so clients behind a load balancer
     // reconnect to other instances.
-    edge.draining = options.drainDelayMs > 0;
-    await sleep(options.drainDelayMs);
+    edge.draining = bounds.drainDelayMs > 0;
+    await sleep(bounds.drainDelayMs);
     // Then keep-alive again until the listener is closed: a client that reconnected after every
     // answer would always have a connection in the kernel's queue, and closing the listener
     // resets those. Once the queue is empty the listener closes, and only then does every answer
@@ -126,36 +165,34 @@ export function enableGracefulShutdown(edge: Edge, options: ShutdownOptions): vo
     await acceptQueued(edge.server);
     const closed = stopListening(edge);
     edge.draining = true;
-    logger.log('No new connections: finishing the requests in flight');
-    const deadline = setTimeout(() => {
-      const open = [...edge.connections];
-      if (open.some((socket) => connectionHolds(socket) === 'handled')) {
-        logger.error(`Still busy ${options.timeoutMs} ms after ${signal}: exiting anyway`);
-        exit(1);
-        return;
-      }
-      logger.warn(`Closing ${open.length} connection(s) that never sent a whole request`);
-      for (const socket of open) socket.destroy();
-    }, options.timeoutMs).unref();
+    this.logger.log('No new connections: finishing the requests in flight');
+    const deadline = setTimeout(() => this.closeLeftovers(signal), bounds.timeoutMs).unref();
     await closed;
     clearTimeout(deadline);
-    // The application's own shutdown hooks get SHUTDOWN_TIMEOUT_MS too, not more.
+    await this.closeApplication();
+  }
+
+  /** Past the timeout: exit 1 if a request is still being handled, else close what is left. */
+  private closeLeftovers(signal: NodeJS.Signals): void {
+    const open = [...this.edge.connections];
+    if (open.some((socket) => connectionHolds(socket) === 'handled')) {
+      this.logger.error(`Still busy ${this.bounds.timeoutMs} ms after ${signal}: exiting anyway`);
+      this.exit(1);
+      return;
+    }
+    this.logger.warn(`Closing ${open.length} connection(s) that never sent a whole request`);
+    for (const socket of open) socket.destroy();
+  }
+
+  /** The application's own shutdown hooks get SHUTDOWN_TIMEOUT_MS too, not more. */
+  private async closeApplication(): Promise<void> {
+    const { timeoutMs } = this.bounds;
     setTimeout(() => {
-      logger.error(
-        `Still closing ${options.timeoutMs} ms after the last connection: exiting anyway`,
-      );
-      exit(1);
-    }, options.timeoutMs).unref();
-    await options.close();
-    logger.log('Closed');
-    exit(0);
-  };
-  for (const signal of SIGNALS) {
-    process.on(signal, (received: NodeJS.Signals) => {
-      shutdown(received).catch((error: unknown) => {
-        logger.error('Shutdown failed', error instanceof Error ? error.stack : String(error));
-        exit(1);
-      });
-    });
+      this.logger.error(`Still closing ${timeoutMs} ms after the last connection: exiting anyway`);
+      this.exit(1);
+    }, timeoutMs).unref();
+    await this.hooks.close();
+    this.logger.log('Closed');
+    this.exit(0);
   }
 }

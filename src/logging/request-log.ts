@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AnswerObserver } from '../edge/answers';
+import type { AnswerObserver } from '../edge/answer-record';
 
 /**
  * One line per answer, answers made at the edge (413, 408, a 503 over the connection cap, an

@@ -1,5 +1,6 @@
 import { Counter, Histogram, Registry } from 'prom-client';
-import type { AnswerRecord } from '../edge/answers';
+import type { AnswerRecord } from '../edge/answer-record';
+import { takesEveryMethod } from '../edge/internals';
 
 /** The `route` label of a request no route handled: unknown paths, bodies refused before routing. */
 const UNMATCHED_ROUTE = 'unmatched';
@@ -31,7 +32,9 @@ interface ExpressRoute {
 function routeLabel(route: ExpressRoute | undefined, method: string): string {
   if (route === undefined || typeof route.path !== 'string') return UNMATCHED_ROUTE;
   const methods = route.methods ?? {};
-  if (methods._all || (methods.get && methods.post && methods.delete)) return UNMATCHED_ROUTE;
+  if (takesEveryMethod(methods) || (methods.get && methods.post && methods.delete)) {
+    return UNMATCHED_ROUTE;
+  }
   if (method === 'HEAD' && !methods.head && !methods.get) return UNMATCHED_ROUTE;
   return route.path;
 }

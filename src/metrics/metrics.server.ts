@@ -4,7 +4,8 @@ import { once } from 'node:events';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { explainListenError } from '../common/listen-error';
-import { answerError } from '../edge/answers';
+import { pathOf } from '../edge/answer-record';
+import { answerError, bodyFor } from '../edge/answers';
 import { Environment } from '../config/environment';
 import { MetricsService } from './metrics.service';
 
@@ -19,7 +20,7 @@ const METRICS_ROUTE = { path: '/metrics', methods: { get: true, head: true } };
  */
 @Injectable()
 export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
-  /** The management server (app.setup.ts puts it behind the edge, as the public one). */
+  /** The management server (installEdge puts it behind the edge, as the public one). */
   readonly server: Server;
   private readonly logger = new Logger('Metrics');
 
@@ -57,7 +58,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const path = (request.url ?? '').split('?')[0];
+    const path = pathOf(request.url ?? '');
     if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
       answerError(response, 404);
       return;
@@ -65,6 +66,6 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
     (request as IncomingMessage & { route?: unknown }).route = METRICS_ROUTE;
     const text = await this.metrics.scrape();
     response.writeHead(200, { 'Content-Type': this.metrics.contentType });
-    response.end(request.method === 'HEAD' ? undefined : text);
+    response.end(bodyFor(request.method, text));
   }
 }

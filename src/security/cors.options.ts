@@ -1,8 +1,11 @@
 import type { CorsOptions } from '@nestjs/common/interfaces/external/cors-options.interface';
+import { REQUEST_ID_HEADER } from '../edge/request-id';
 import { RATE_LIMIT_HEADERS } from '../rate-limit/rate-limit-headers';
 
+/** Any origin may read the API's answers. */
+const ORIGIN = '*';
 /** As one string: the cors middleware would otherwise join an array on every request. */
-const EXPOSED_HEADERS = [...Object.values(RATE_LIMIT_HEADERS), 'X-Request-Id'].join(',');
+const EXPOSED_HEADERS = [...Object.values(RATE_LIMIT_HEADERS), REQUEST_ID_HEADER].join(',');
 
 /**
  * A public API meant for browsers: any origin, no credentials. A preflight (`OPTIONS` with an
@@ -10,19 +13,20 @@ const EXPOSED_HEADERS = [...Object.values(RATE_LIMIT_HEADERS), 'X-Request-Id'].j
  * daily limit. Browser code can read the rate-limit headers and the request id.
  */
 export const CORS_OPTIONS: CorsOptions = {
-  origin: '*',
+  origin: ORIGIN,
   methods: 'GET,HEAD,POST',
-  allowedHeaders: 'Content-Type,X-Request-Id',
+  allowedHeaders: `Content-Type,${REQUEST_ID_HEADER}`,
   exposedHeaders: EXPOSED_HEADERS,
   maxAge: 86_400,
   optionsSuccessStatus: 204,
 };
 
 /**
- * What the CORS middleware adds to an answer, for the answers written before it runs (refusals at
- * the edge): without them a page sees a network error instead of the error body.
+ * What the CORS middleware adds to an actual (not preflight) answer under CORS_OPTIONS, for the
+ * answers written before it runs (refusals at the edge): without them a page sees a network error
+ * instead of the error body.
  */
 export const CORS_ANSWER_HEADERS: ReadonlyArray<readonly [string, string]> = [
-  ['Access-Control-Allow-Origin', '*'],
+  ['Access-Control-Allow-Origin', ORIGIN],
   ['Access-Control-Expose-Headers', EXPOSED_HEADERS],
 ];

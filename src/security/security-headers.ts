@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet, { contentSecurityPolicy } from 'helmet';
+import { pathOf } from '../edge/answer-record';
 
 type Middleware = (
   request: IncomingMessage,
@@ -51,9 +52,7 @@ const isDocumentPath = (path: string, docsPath: string): boolean =>
 export function securityHeaders(docsPath: string): Middleware {
   const forDocuments = helmet({ contentSecurityPolicy: { directives: DIRECTIVES } });
   return (request, response, next) => {
-    const url = request.url ?? '/';
-    const query = url.indexOf('?');
-    if (isDocumentPath(query === -1 ? url : url.slice(0, query), docsPath)) {
+    if (isDocumentPath(pathOf(request.url ?? '/'), docsPath)) {
       forDocuments(request, response, next);
       return;
     }

@@ -1,0 +1,149 @@
+import express from 'express';
+import { once } from 'node:events';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import {
+  acceptRequestsWithoutHost,
+  CHECKED_ON,
+  checkTimeoutsEvery,
+  closeListener,
+  detachParser,
+  onDestroySoon,
+  responseOn,
+  serverOf,
+  stopKernelReads,
+  takeParserFeed,
+  takesEveryMethod,
+  trustProxyTest,
+} from './internals';
+
+type Handled = { request: IncomingMessage; response: ServerResponse };
+
+/**
+ * Each private or undocumented property the edge relies on, checked on a real http.Server, its
+ * sockets and a real Express application: on a version where one has moved, the test named after
+ * it fails. Every server-side socket has Node's parser feed taken and put back, as the edge does.
+ */
+describe(`The internals of Node ${CHECKED_ON.node} and Express ${CHECKED_ON.express}`, () => {
+  let server: Server;
+  let port: number;
+  const handled: Handled[] = [];
+  const sockets: Socket[] = [];
+  const feeds: Array<((chunk: Buffer) => void) | undefined> = [];
+
+  beforeEach(async () => {
+    handled.length = sockets.length = feeds.length = 0;
+    server = createServer((request, response) => handled.push({ request, response }));
+    server.on('connection', (socket: Socket) => {
+      const feed = takeParserFeed(socket);
+      feeds.push(feed);
+      if (feed) socket.on('data', feed);
+      sockets.push(socket);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    port = (server.address() as AddressInfo).port;
+  });
+  afterEach(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  /** A raw client that has sent `head` and whose request the server has handed to its handler. */
+  async function sent(head: string): Promise<{ client: Socket; at: Handled }> {
+    const client = connect({ port, host: '127.0.0.1' });
+    client.on('error', () => undefined);
+    const arrived = once(server, 'request');
+    client.write(head);
+    await arrived;
+    return { client, at: handled[handled.length - 1] };
+  }
+  const GET = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n';
+
+  it("the socket's first 'data' listener: Node's parser feed", async () => {
+    await sent(GET);
+    expect(typeof feeds[0]).toBe('function');
+  });
+
+  it('`_httpMessage`: the response being written on a socket', async () => {
+    const { at } = await sent(GET);
+    expect(responseOn(at.request.socket)).toBe(at.response);
+  });
+
+  it('`socket.server`: the server that accepted a socket', async () => {
+    await sent(GET);
+    expect(serverOf(sockets[0])).toBe(server);
+  });
+
+  it('`requireHostHeader`: a request without Host reaches the handler', async () => {
+    acceptRequestsWithoutHost(server);
+    const { at } = await sent('GET / HTTP/1.1\r\n\r\n');
+    expect(at.request.headers.host).toBeUndefined();
+    expect(() => acceptRequestsWithoutHost({} as Server)).toThrow('`requireHostHeader`');
+  });
+
+  it('`connectionsCheckingInterval`: a number Node keeps on the server', () => {
+    expect(() => checkTimeoutsEvery(server, 250)).not.toThrow();
+    expect(() => checkTimeoutsEvery({} as Server, 250)).toThrow('`connectionsCheckingInterval`');
+  });
+
+  it('`destroySoon`: called once an answer with `Connection: close` is sent', async () => {
+    const { at } = await sent(GET);
+    const called = new Promise<void>((resolve) => onDestroySoon(sockets[0], resolve));
+    at.response.setHeader('Connection', 'close');
+    at.response.end();
+    await called;
+  });
+
+  it("the parser's 'data' and 'end' listeners: once detached, nothing reaches the parser", async () => {
+    const { client, at } = await sent(GET);
+    at.response.end();
+    detachParser(sockets[0]);
+    const read = once(sockets[0], 'data');
+    client.write(GET);
+    await read;
+    await new Promise(setImmediate);
+    expect(handled).toHaveLength(1);
+  });
+
+  it('`_handle.reading` and `_handle.readStop()`: the kernel reads of a paused socket stop', async () => {
+    const { at } = await sent(GET);
+    at.response.end();
+    sockets[0].pause();
+    expect(stopKernelReads(sockets[0])).toBe(true);
+    expect(stopKernelReads(sockets[0])).toBe(false);
+  });
+
+  it("net.Server's `close` on an http.Server: idle connections stay open", async () => {
+    const { client, at } = await sent(GET);
+    at.response.end('first');
+    await once(client, 'data');
+    closeListener(server, () => undefined);
+    expect(server.listening).toBe(false);
+    const answered = once(client, 'data');
+    client.write(GET);
+    await once(server, 'request');
+    handled[1].response.end('second');
+    const [chunk] = (await answered) as [Buffer];
+    expect(chunk.toString()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*second$/);
+  });
+
+  it("Express's `'trust proxy fn'`: TRUST_PROXY as a test of a peer's address", () => {
+    const app = express();
+    app.set('trust proxy', 'loopback');
+    const trusted = trustProxyTest(app);
+    expect([trusted('127.0.0.1', 0), trusted('203.0.113.7', 0)]).toEqual([true, false]);
+    expect(() => trustProxyTest({ get: () => undefined })).toThrow("'trust proxy fn'");
+  });
+
+  it("Express's `methods._all`: a route that takes every method", () => {
+    const app = express();
+    const all = app.route('/all').all(() => undefined) as unknown as {
+      methods: Record<string, boolean>;
+    };
+    const get = app.route('/get').get(() => undefined) as unknown as {
+      methods: Record<string, boolean>;
+    };
+    expect([takesEveryMethod(all.methods), takesEveryMethod(get.methods)]).toEqual([true, false]);
+  });
+});

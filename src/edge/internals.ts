@@ -1,0 +1,110 @@
+import type { Server, ServerResponse } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
+
+/**
+ * Every private or undocumented property of Node and Express the service relies on, and nothing
+ * else: Node has no public API for what the edge needs (a lingering close, a parser fed in slices,
+ * its own answer to a request without Host), so the edge reaches into what Node keeps. Checked on
+ * Node 24.21.0 (lib/_http_server.js, lib/_http_outgoing.js, lib/net.js), Express 5.3.0 and its
+ * router 2.x, Nest 12.5.1 (which adds none). internals.spec.ts checks each one on a real server,
+ * socket and Express application, and names the property that moved.
+ */
+export const CHECKED_ON = { node: '24.21.0', express: '5.3.0', nest: '12.5.1' } as const;
+
+/** What net.Socket keeps of its libuv handle. */
+type Handle = { reading?: boolean; readStop?: () => number };
+type Internal = Socket & {
+  _httpMessage?: ServerResponse | null;
+  _handle?: Handle | null;
+  server?: Server;
+};
+
+/** A property Node sets on the server at creation, set again before it listens. */
+function setOwn(server: Server, name: string, type: string, value: unknown): void {
+  const own = server as unknown as Record<string, unknown>;
+  if (typeof own[name] !== type) {
+    throw new Error(`http.Server has no ${type} \`${name}\` (checked on Node ${CHECKED_ON.node})`);
+  }
+  own[name] = value;
+}
+
+/** Node answers a request without Host with a bare 400 unless `requireHostHeader` is false. */
+export const acceptRequestsWithoutHost = (server: Server): void =>
+  setOwn(server, 'requireHostHeader', 'boolean', false);
+
+/** How often Node checks the header and request timeouts (`connectionsCheckingInterval`). */
+export const checkTimeoutsEvery = (server: Server, ms: number): void =>
+  setOwn(server, 'connectionsCheckingInterval', 'number', ms);
+
+/** The response being written on `socket` (`_httpMessage`), if any. */
+export const responseOn = (socket: Socket): ServerResponse | undefined =>
+  (socket as Internal)._httpMessage ?? undefined;
+
+/** The server that accepted `socket` (`socket.server`, set by net.Server at accept). */
+export const serverOf = (socket: Socket): Server | undefined => (socket as Internal).server;
+
+/** Node calls `socket.destroySoon()` once an answer with `Connection: close` is sent. */
+export function onDestroySoon(socket: Socket, then: () => void): void {
+  socket.destroySoon = then;
+}
+
+type Feed = (chunk: Buffer) => void;
+
+/**
+ * Takes Node's parser feed off a new connection: the socket's first 'data' listener hands a chunk
+ * to the parser. Adding any 'data' listener makes Node give the handle back to the socket
+ * (`generateSocketListenerWrapper`), so the parser no longer reads whole reads itself. Undefined
+ * when the socket's listeners are not Node's one feed.
+ */
+export function takeParserFeed(socket: Socket): Feed | undefined {
+  const [feed, ...others] = socket.listeners('data') as Feed[];
+  if (feed === undefined || others.length > 0) return undefined;
+  socket.removeListener('data', feed);
+  return feed;
+}
+
+/**
+ * Detaches Node's HTTP parser from `socket` (its 'data' and 'end' listeners): nothing the client
+ * sends from here on is parsed.
+ */
+export function detachParser(socket: Socket): void {
+  for (const listener of socket.listeners('data')) socket.off('data', listener as () => void);
+  for (const listener of socket.listeners('end')) socket.off('end', listener as () => void);
+}
+
+/**
+ * Stops the kernel reads of a paused socket (`_handle.reading`, `_handle.readStop()`), as Node's
+ * HTTP server does for a socket its parser consumes (`onSocketPause`), and says whether it did.
+ * `resume()` does not start them again: the socket's stream still counts a read as pending, so it
+ * never calls `_read` (Node's own `onSocketResume` calls `readStart()`).
+ */
+export function stopKernelReads(socket: Socket): boolean {
+  const handle = (socket as Internal)._handle;
+  if (handle?.reading !== true || typeof handle.readStop !== 'function') return false;
+  if (socket.destroyed) return false;
+  handle.reading = false;
+  handle.readStop();
+  return true;
+}
+
+/**
+ * Closes the listener only: http.Server's own `close()` also closes idle keep-alive connections at
+ * once and stops the timeout checks, so net.Server's is called on it.
+ */
+export const closeListener = (server: Server, then: () => void): void =>
+  void NetServer.prototype.close.call(server, then);
+
+/** Express's `trust proxy` compiled into a test of a peer's address (`'trust proxy fn'`). */
+export function trustProxyTest(express: {
+  get(setting: string): unknown;
+}): (address: string, hop: number) => boolean {
+  const test = express.get('trust proxy fn');
+  if (typeof test !== 'function') {
+    throw new Error(`Express has no 'trust proxy fn' (checked on Express ${CHECKED_ON.express})`);
+  }
+  return test as (address: string, hop: number) => boolean;
+}
+
+/** Whether an Express route takes every method (`route.all()` sets `methods._all`). */
+export const takesEveryMethod = (methods: Partial<Record<string, boolean>>): boolean =>
+  methods._all === true;

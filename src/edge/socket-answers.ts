@@ -1,0 +1,114 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import { METHODS, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { answerRecord, pathOf } from './answer-record';
+import {
+  answerError,
+  bodyFor,
+  type EdgeContext,
+  edgeContextOf,
+  type HeaderTarget,
+  setErrorHeaders,
+} from './answers';
+import { answeredStillArriving, isClosing, requestsWaiting, whenAllAnswered } from './connections';
+import { errorBytes } from './error-body';
+import { responseOn } from './internals';
+import { isLingering, lingeringClose } from './lingering-close';
+import { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
+
+interface SocketAnswer {
+  /** What Node's parser refused, for the request line the log and the metrics name. */
+  packet?: Buffer;
+  message?: string;
+  headers?: OutgoingHttpHeaders;
+}
+
+/** The lines of an answer's head, written on a socket with no response object. */
+class HeadLines implements HeaderTarget {
+  readonly lines: string[];
+  constructor(status: number) {
+    this.lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`];
+  }
+  hasHeader(): boolean {
+    return false;
+  }
+  setHeader(name: string, value: number | string | readonly string[]): void {
+    this.lines.push(`${name}: ${String(value)}`);
+  }
+  toString(): string {
+    return `${this.lines.join('\r\n')}\r\n\r\n`;
+  }
+}
+
+/**
+ * The request line of a packet Node's parser refused, for the log and the metrics: a method Node
+ * knows, else `-` (a metric label must not take whatever a client sends), and the target cut short.
+ */
+function requestLineOf(packet: Buffer | undefined): { method: string; url: string } {
+  const line = packet?.subarray(0, packet.indexOf('\r\n') >>> 0).toString('latin1') ?? '';
+  const [method = '', target = '-'] = line.split(' ');
+  return { method: METHODS.includes(method) ? method : '-', url: pathOf(target).slice(0, 256) };
+}
+
+/**
+ * An error answer on a connection that has no response object to write it with: Node's parser
+ * refused what arrived (400, 413, 431), the request timed out before its headers were whole
+ * (408), or a connection over the cap sent nothing in time (503). The same body and headers as
+ * `answerError`, a new request id, `Connection: close`, then a lingering close; logged and counted
+ * here. A request whose body was still arriving takes the answer on its own response (so it is
+ * logged once, with this status); whole requests still being answered (pipelined before what went
+ * wrong) are answered first.
+ */
+export function answerOnSocket(socket: Socket, status: number, answer: SocketAnswer = {}): void {
+  // Already closing after an answer: its own bounds end it.
+  if (isLingering(socket)) return;
+  const inFlight = responseOn(socket);
+  const context = edgeContextOf(socket);
+  if (inFlight && !inFlight.req.complete) {
+    // The request whose body was arriving takes the answer; one it already has closes by itself.
+    if (!inFlight.headersSent) answerError(inFlight, status, answer.message, answer.headers, true);
+    else if (!inFlight.writableEnded || !isClosing(socket)) socket.destroy();
+    return;
+  }
+  if (context === undefined) {
+    socket.destroy();
+    return;
+  }
+  // The body of a request already answered (early, keeping the connection) stopped arriving: it
+  // had its answer; the connection just closes.
+  if (!inFlight && answeredStillArriving(socket)) {
+    lingeringClose(socket, context.lingering);
+    return;
+  }
+  // What went wrong came after whole requests still being answered (pipelined): they are
+  // answered first, in order, then this.
+  if (requestsWaiting(socket) > 0) {
+    whenAllAnswered(socket, () => writeOnSocket(socket, status, context, answer));
+    return;
+  }
+  writeOnSocket(socket, status, context, answer);
+}
+
+function writeOnSocket(
+  socket: Socket,
+  status: number,
+  context: EdgeContext,
+  answer: SocketAnswer,
+): void {
+  if (isLingering(socket)) return;
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const request = { ...requestLineOf(answer.packet), socket, id: requestIdFrom(undefined) };
+  const body = errorBytes(status, answer.message);
+  const head = new HeadLines(status);
+  head.setHeader(REQUEST_ID_HEADER, request.id);
+  setErrorHeaders(head, context, answer.headers ?? {}, true, body.length);
+  socket.write(head.toString());
+  const sent = bodyFor(request.method, body);
+  if (sent !== undefined) socket.write(sent);
+  lingeringClose(socket, context.lingering);
+  const record = answerRecord(request, status, true, 0);
+  for (const observe of context.observers) observe(record);
+}
