@@ -79,6 +79,30 @@ describe('hostile clients (built server)', () => {
   });
 });
 
+describe('a client past the pipelining depth that reads and hangs up (built server)', () => {
+  let server: ServerProcess;
+
+  // Lingering bounds far past the test's: only the client's FIN can end the connection in time.
+  beforeAll(async () => {
+    server = await startServer({ LINGERING_TIMEOUT_MS: '30000', LINGERING_TIME_MS: '60000' });
+  }, PROCESS_TEST_TIMEOUT_MS);
+
+  afterAll(() => server?.stop(), PROCESS_TEST_TIMEOUT_MS);
+
+  it('is answered up to the depth, then closed as soon as it closes its side', async () => {
+    const connection = await RawConnection.open({ port: server.port, localAddress: '127.0.0.76' });
+    await connection.write(rawRequest('GET', '/health/live').repeat(20));
+    const answers = (received: Buffer) => received.toString().split('HTTP/1.1 200').length - 1;
+    await connection.until((received) => answers(received) === 8);
+    // The edge stopped reading past the depth; its lingering close reads again to see this FIN.
+    connection.socket.end();
+    await within(5_000, connection.closed);
+    expect(parseResponses(connection.received).map((answer) => answer.status)).toEqual(
+      Array(8).fill(200),
+    );
+  });
+});
+
 describe('a descriptor flood (built server, 256 descriptors)', () => {
   let server: ServerProcess;
 

@@ -11,7 +11,6 @@ import {
   onDestroySoon,
   responseOn,
   serverOf,
-  stopKernelReads,
   takeParserFeed,
   takesEveryMethod,
   trustProxyTest,
@@ -104,14 +103,6 @@ describe(`The internals of Node ${CHECKED_ON.node} and Express ${CHECKED_ON.expr
     await read;
     await new Promise(setImmediate);
     expect(handled).toHaveLength(1);
-  });
-
-  it('`_handle.reading` and `_handle.readStop()`: the kernel reads of a paused socket stop', async () => {
-    const { at } = await sent(GET);
-    at.response.end();
-    sockets[0].pause();
-    expect(stopKernelReads(sockets[0])).toBe(true);
-    expect(stopKernelReads(sockets[0])).toBe(false);
   });
 
   it("net.Server's `close` on an http.Server: idle connections stay open", async () => {

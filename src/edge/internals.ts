@@ -11,11 +11,9 @@ import { Server as NetServer, type Socket } from 'node:net';
  */
 export const CHECKED_ON = { node: '24.21.0', express: '5.3.0', nest: '12.5.1' } as const;
 
-/** What net.Socket keeps of its libuv handle. */
-type Handle = { reading?: boolean; readStop?: () => number };
+/** What an accepted socket keeps of its HTTP server and the answer being written. */
 type Internal = Socket & {
   _httpMessage?: ServerResponse | null;
-  _handle?: Handle | null;
   server?: Server;
 };
 
@@ -70,21 +68,6 @@ export function takeParserFeed(socket: Socket): Feed | undefined {
 export function detachParser(socket: Socket): void {
   for (const listener of socket.listeners('data')) socket.off('data', listener as () => void);
   for (const listener of socket.listeners('end')) socket.off('end', listener as () => void);
-}
-
-/**
- * Stops the kernel reads of a paused socket (`_handle.reading`, `_handle.readStop()`), as Node's
- * HTTP server does for a socket its parser consumes (`onSocketPause`), and says whether it did.
- * `resume()` does not start them again: the socket's stream still counts a read as pending, so it
- * never calls `_read` (Node's own `onSocketResume` calls `readStart()`).
- */
-export function stopKernelReads(socket: Socket): boolean {
-  const handle = (socket as Internal)._handle;
-  if (handle?.reading !== true || typeof handle.readStop !== 'function') return false;
-  if (socket.destroyed) return false;
-  handle.reading = false;
-  handle.readStop();
-  return true;
 }
 
 /**

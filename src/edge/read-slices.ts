@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { stopKernelReads, takeParserFeed } from './internals';
+import { takeParserFeed } from './internals';
 
 /**
  * At most this many bytes reach Node's HTTP parser at once. The parser makes a request and a
@@ -45,8 +45,7 @@ export function parseInSlices(socket: Socket, stopped: () => boolean): void {
     waiting = undefined;
     feed(rest === undefined ? chunk : Buffer.concat([rest, chunk]));
   });
+  // A paused socket reads on until its stream holds its highWaterMark, then Node stops the reads
+  // itself (net.Socket's push returning false) and starts them again on resume.
   socket.on('resume', resume);
-  // Else a paused socket still reads up to its highWaterMark (64 KiB) plus a read into memory, and
-  // the kernel's buffers no longer hold what a flood sends.
-  socket.on('pause', () => stopKernelReads(socket));
 }
