@@ -6,6 +6,7 @@ import { ShutdownState } from './common/shutdown-state';
 import { Environment, InvalidConfigurationError } from './config/environment';
 import { edgeOf } from './edge/edge';
 import { enableGracefulShutdown } from './edge/shutdown';
+import { errorText } from './edge/error-text';
 import { EvictingRedisError } from './rate-limit/redis-server-check';
 import { stdoutWritten } from './logging/stdout-log';
 
@@ -38,7 +39,7 @@ bootstrap().catch(async (error: unknown) => {
     error instanceof ListenError ||
     error instanceof EvictingRedisError;
   console.error(
-    bad ? error.message : `Failed to start: ${(error as Error)?.stack ?? String(error)}`,
+    bad ? error.message : `Failed to start: ${errorText(error, 'stack')}`,
   );
   // The log's lines (written before the failure) are not lost to the exit.
   await stdoutWritten();

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigService } from '@nestjs/config';
 import { createApp } from './app.factory';
+import { errorText } from './edge/error-text';
 import { Environment } from './config/environment';
 import { buildOpenApiDocument } from './swagger';
 
@@ -26,6 +27,6 @@ async function writeOpenApi(): Promise<void> {
 }
 
 writeOpenApi().catch((error: unknown) => {
-  console.error(`Failed to write openapi.json: ${(error as Error)?.stack ?? String(error)}`);
+  console.error(`Failed to write openapi.json: ${errorText(error, 'stack')}`);
   process.exit(1);
 });

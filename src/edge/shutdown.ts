@@ -4,6 +4,7 @@ import { Server as NetServer, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { answerOnSocket } from './answers';
 import { connectionHolds } from './connections';
+import { errorText } from './error-text';
 import type { Edge } from './edge';
 import { isLingering, lingeringClose } from './lingering-close';
 
@@ -153,7 +154,7 @@ export function enableGracefulShutdown(edge: Edge, options: ShutdownOptions): vo
   for (const signal of SIGNALS) {
     process.on(signal, (received: NodeJS.Signals) => {
       shutdown(received).catch((error: unknown) => {
-        logger.error('Shutdown failed', error instanceof Error ? error.stack : String(error));
+        logger.error('Shutdown failed', errorText(error, 'stack'));
         exit(1);
       });
     });

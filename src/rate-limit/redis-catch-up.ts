@@ -7,12 +7,11 @@ import type { RedisClient } from './redis-client';
 import { RedisContributions } from './redis-contributions';
 import { DailyCount, keyTtl, readDailyCount, redisKey } from './redis-daily-count';
 import { IdentityCheck, RedisIdentity } from './redis-identity';
+import { errorText } from '../edge/error-text';
 
 /** Commands in flight at once during a catch-up: each touches one key, none spans slots. */
 const BATCH = 1_000;
 
-const messageOf = (error: unknown): string =>
-  error instanceof Error ? error.message || error.name : String(error);
 
 /**
  * What the Redis store does before it counts in Redis again, and how it reads replies:
@@ -118,7 +117,7 @@ export class RedisCatchUp {
       if ((error as Error)?.name === 'ReplyError' && !this.refused) {
         this.refused = true;
         this.logger.warn(
-          `Redis at ${this.address} refuses database ${database} (${messageOf(error)}): counting in this instance's memory, never in another database, until it takes it`,
+          `Redis at ${this.address} refuses database ${database} (${errorText(error)}): counting in this instance's memory, never in another database, until it takes it`,
         );
       }
       throw error;

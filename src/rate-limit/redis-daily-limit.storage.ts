@@ -15,6 +15,7 @@ import { RedisCatchUp } from './redis-catch-up';
 import { RedisContributions } from './redis-contributions';
 import { keyTtl, redisKey } from './redis-daily-count';
 import { EvictingRedisError, RedisServerCheck } from './redis-server-check';
+import { errorText } from '../edge/error-text';
 
 export { EXPIRY_GRACE_SECONDS, REDIS_KEY_PREFIX, redisKey } from './redis-daily-count';
 /** While counting alone, how often the store asks Redis whether it is back. */
@@ -83,7 +84,7 @@ export class RedisDailyLimitStorage
     redis.on('ready', () => void this.recover());
     redis.on('close', () => this.fallBack('connection closed'));
     // ioredis reports every failed reconnection here; the fall-back logs the outage once.
-    redis.on('error', (error: Error) => (this.lastError = error.message || error.name));
+    redis.on('error', (error: Error) => (this.lastError = errorText(error)));
   }
 
   async hit(key: string, limit: number): Promise<DailyLimitRecord> {
@@ -108,7 +109,7 @@ export class RedisDailyLimitStorage
         reply = await withinCommandTimeout(this.redis, command);
       } catch (error) {
         failed = true;
-        this.failed(error instanceof Error ? error.message : String(error));
+        this.failed(errorText(error));
       }
       // Added to the shared count: whatever happened meanwhile, it is not counted alone too.
       if (!failed) return this.counted(key, redisKeyNow, limit, reply, now);
@@ -249,10 +250,10 @@ export class RedisDailyLimitStorage
         this.logger.log(`Daily counters shared in Redis at ${this.address}`);
         return this.catchUp
           .addCountedAlone()
-          .catch((error: unknown) => this.fallBack(String(error)));
+          .catch((error: unknown) => this.fallBack(errorText(error)));
       })
       .catch((error: unknown) => {
-        this.lastError = error instanceof Error ? error.message : String(error);
+        this.lastError = errorText(error);
       })
       .finally(() => (this.recovering = undefined));
     return this.recovering;

@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import Redis, { Cluster } from 'ioredis';
 import type { RedisClient } from './redis-client';
 import { REDIS_KEY_PREFIX } from './redis-daily-count';
+import { errorText } from '../edge/error-text';
 
 /** A key of the store's own, for the script permission probe (nothing is written to it). */
 const PROBE_KEY = `${REDIS_KEY_PREFIX}:permission-probe`;
@@ -79,7 +80,7 @@ export class RedisServerCheck {
       reply = await node.call('CONFIG', 'GET', 'maxmemory-policy');
     } catch (error) {
       if (!isReplyError(error)) throw error;
-      return this.unchecked(node, (error as Error).message);
+      return this.unchecked(node, errorText(error));
     }
     if (Array.isArray(reply) && typeof reply[1] === 'string') return reply[1];
     return this.unchecked(node, `CONFIG GET answered ${JSON.stringify(reply)}`);
