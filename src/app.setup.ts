@@ -69,6 +69,6 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.use(`/${DOCS_PATH}`, docsContentSecurityPolicy());
   app.enableCors(CORS_OPTIONS);
   app.use(readJsonBody(BODY_LIMIT_BYTES));
-  setupSwagger(app, config.get('RATE_LIMIT_PER_DAY', { infer: true }));
+  setupSwagger(app, app.get(DailyLimitPolicy).limit);
   return app;
 }

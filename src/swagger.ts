@@ -66,7 +66,7 @@ export function buildOpenApiDocument(app: INestApplication, limit: number): Open
         status: 429,
         description: 'Daily limit of the caller exceeded (until 00:00 UTC).',
         type: ErrorResponseDto,
-        headers: rateLimitHeaderDocs(limit, true),
+        headers: rateLimitHeaderDocs(true),
         example: { statusCode: 429, message: rateLimitMessage(limit) },
       },
       {
