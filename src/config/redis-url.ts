@@ -11,7 +11,7 @@ const EXAMPLE = 'e.g. redis://127.0.0.1:6379 or rediss://user:password@host:6380
  * `/abc` becomes `SELECT NaN`, which it sends without catching the refusal (the process dies), and
  * `?db=x` does the same. So the path is digits or nothing, and there is no query string.
  */
-export function redisUrlProblem(value: unknown): string | undefined {
+function redisUrlProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') return `must be a redis:// or rediss:// URL, ${EXAMPLE}`;
   let url: URL;
   try {
