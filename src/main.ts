@@ -38,9 +38,7 @@ bootstrap().catch(async (error: unknown) => {
     error instanceof InvalidConfigurationError ||
     error instanceof ListenError ||
     error instanceof EvictingRedisError;
-  console.error(
-    bad ? error.message : `Failed to start: ${errorText(error, 'stack')}`,
-  );
+  console.error(bad ? error.message : `Failed to start: ${errorText(error, 'stack')}`);
   // The log's lines (written before the failure) are not lost to the exit.
   await stdoutWritten();
   process.exit(1);

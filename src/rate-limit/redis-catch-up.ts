@@ -12,7 +12,6 @@ import { errorText } from '../edge/error-text';
 /** Commands in flight at once during a catch-up: each touches one key, none spans slots. */
 const BATCH = 1_000;
 
-
 /**
  * What the Redis store does before it counts in Redis again, and how it reads replies:
  * checks that the connection uses the configured database (Redis may refuse it: then never another
