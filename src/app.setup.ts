@@ -100,6 +100,6 @@ export function configureApp(
   app.use(`/${DOCS_PATH}`, docsContentSecurityPolicy());
   app.enableCors(CORS_OPTIONS);
   app.use(readJsonBody(BODY_LIMIT_BYTES));
-  setupSwagger(app, config.get('RATE_LIMIT_PER_DAY', { infer: true }));
+  setupSwagger(app, app.get(DailyLimitPolicy).limit);
   return app;
 }

@@ -4,6 +4,7 @@ import { createApp } from './app.factory';
 import { AppModule } from './app.module';
 import { explainListenError, ListenError } from './common/listen-error';
 import { Environment, InvalidConfigurationError } from './config/environment';
+import { errorText } from './edge/error-text';
 import { EvictingRedisError } from './rate-limit/redis/redis-server.check';
 import { stdoutWritten } from './logging/stdout-log';
 
@@ -28,9 +29,7 @@ bootstrap().catch(async (error: unknown) => {
     error instanceof InvalidConfigurationError ||
     error instanceof ListenError ||
     error instanceof EvictingRedisError;
-  console.error(
-    bad ? error.message : `Failed to start: ${(error as Error)?.stack ?? String(error)}`,
-  );
+  console.error(bad ? error.message : `Failed to start: ${errorText(error, 'stack')}`);
   // The log's lines (written before the failure) are not lost to the exit.
   await stdoutWritten();
   process.exit(1);

@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigService } from '@nestjs/config';
 import { createApp } from './app.factory';
-import { Environment } from './config/environment';
+import { errorText } from './edge/error-text';
+import { DailyLimitPolicy } from './rate-limit/daily-limit.policy';
 import { buildOpenApiDocument } from './swagger';
 
 /** Where the committed document lives: the repository's root (docs/contract.md, "Versioning"). */
-export const OPENAPI_FILE = join(__dirname, '..', 'openapi.json');
+const OPENAPI_FILE = join(__dirname, '..', 'openapi.json');
 
 /**
  * `npm run openapi`: writes the OpenAPI document the service serves at /docs-json to openapi.json,
@@ -17,15 +17,12 @@ export const OPENAPI_FILE = join(__dirname, '..', 'openapi.json');
  */
 async function writeOpenApi(): Promise<void> {
   const app = await createApp();
-  const limit = app.get<ConfigService<Environment, true>>(ConfigService).get('RATE_LIMIT_PER_DAY', {
-    infer: true,
-  });
-  const document = buildOpenApiDocument(app, limit);
+  const document = buildOpenApiDocument(app, app.get(DailyLimitPolicy).limit);
   writeFileSync(OPENAPI_FILE, `${JSON.stringify(document, null, 2)}\n`);
   await app.close();
 }
 
 writeOpenApi().catch((error: unknown) => {
-  console.error(`Failed to write openapi.json: ${(error as Error)?.stack ?? String(error)}`);
+  console.error(`Failed to write openapi.json: ${errorText(error, 'stack')}`);
   process.exit(1);
 });

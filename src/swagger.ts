@@ -52,7 +52,7 @@ const overDailyLimit = (limit: number): GlobalResponse => ({
   status: 429,
   description: 'Daily limit of the caller exceeded (until 00:00 UTC).',
   type: ErrorResponseDto,
-  headers: rateLimitHeaderDocs(limit, true),
+  headers: rateLimitHeaderDocs(true),
   example: { statusCode: 429, message: rateLimitMessage(limit) },
 });
 

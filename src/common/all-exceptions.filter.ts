@@ -3,6 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { ServerResponse } from 'node:http';
 import { answerError } from '../edge/answers';
 import { toErrorBody } from '../edge/error-body';
+import { errorText } from '../edge/error-text';
 import type { IdentifiedRequest } from '../edge/request-id';
 
 /**
@@ -26,10 +27,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const { expected, statusCode, message } = toErrorBody(exception);
     if (!expected) {
       const { id } = http.getRequest<IdentifiedRequest>();
+      const msg = errorText(exception);
       this.logger.error(
-        exception instanceof Error
-          ? { reqId: id, err: exception, msg: exception.message }
-          : { reqId: id, msg: String(exception) },
+        exception instanceof Error ? { reqId: id, err: exception, msg } : { reqId: id, msg },
       );
     }
     const { httpAdapter } = this.adapterHost;

@@ -12,7 +12,7 @@ const RATE_LIMIT_STORES = ['memory', 'redis'] as const;
 type RateLimitStore = (typeof RATE_LIMIT_STORES)[number];
 
 /** Requests per client per UTC day when RATE_LIMIT_PER_DAY is not set. */
-export const DEFAULT_RATE_LIMIT_PER_DAY = 100;
+const DEFAULT_RATE_LIMIT_PER_DAY = 100;
 
 /** Clients counted exactly a day, beyond which new ones are counted in a sketch (MAX_TRACKED_CLIENTS). */
 export const DEFAULT_MAX_TRACKED_CLIENTS = 1_000_000;
@@ -27,7 +27,7 @@ export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 200;
 export const DEFAULT_LOG_BUFFER_BYTES = 4 * 1024 * 1024;
 
 /** The force-exit timeout after SIGTERM/SIGINT, in ms, when SHUTDOWN_TIMEOUT_MS is not set. */
-export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 /** `true` or `false` as a boolean; anything else stays a string and fails @IsBoolean. */
 const toBoolean = ({ value }: { value: unknown }): unknown =>
@@ -36,6 +36,17 @@ const toBoolean = ({ value }: { value: unknown }): unknown =>
 /** A whole number written as digits only; anything else stays a string and fails @IsInt. */
 const toInteger = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+
+/** `true` or `false`, written so. */
+const Flag = (): PropertyDecorator =>
+  applyDecorators(Transform(toBoolean), IsBoolean({ message: 'must be true or false' }));
+
+/** An address to listen on: an IP address or a host name. */
+const Host = (): PropertyDecorator =>
+  applyDecorators(
+    Matches(/^[A-Za-z0-9.:-]+$/, { message: 'must be an IP address or a host name' }),
+    IsString(),
+  );
 
 /** A whole number from `min` to `max`, written as digits; `message` says what it must be. */
 const WholeNumber = (min: number, max: number, message: string): PropertyDecorator =>
@@ -51,8 +62,7 @@ export class Environment {
   @WholeNumber(0, 65535, 'must be an integer from 0 to 65535')
   PORT: number = 3000;
 
-  @IsString()
-  @Matches(/^[A-Za-z0-9.:-]+$/, { message: 'must be an IP address or a host name' })
+  @Host()
   HOST: string = '0.0.0.0';
 
   @WholeNumber(1, Number.MAX_SAFE_INTEGER, 'must be a whole number of requests, 1 or more')
@@ -86,8 +96,7 @@ export class Environment {
   REDIS_PASSWORD: string = '';
 
   /** Whether the data nodes are reached over TLS, with Sentinel or Cluster. */
-  @Transform(toBoolean)
-  @IsBoolean({ message: 'must be true or false' })
+  @Flag()
   REDIS_TLS: boolean = false;
 
   /** The sentinels' own ACL user and password (`requirepass` of the sentinels). */
@@ -98,16 +107,14 @@ export class Environment {
   REDIS_SENTINEL_PASSWORD: string = '';
 
   /** Whether the sentinels are reached over TLS (apart from the data nodes). */
-  @Transform(toBoolean)
-  @IsBoolean({ message: 'must be true or false' })
+  @Flag()
   REDIS_SENTINEL_TLS: boolean = false;
 
   /**
    * Whether the Redis store may count in a Redis whose `maxmemory-policy` can evict keys (every
    * policy but noeviction): a counter evicted is a fresh budget. False: such a Redis stops start-up.
    */
-  @Transform(toBoolean)
-  @IsBoolean({ message: 'must be true or false' })
+  @Flag()
   REDIS_ALLOW_EVICTION: boolean = false;
 
   /** How long a request waits for Redis before it is counted in this instance's memory, in ms. */
@@ -115,8 +122,7 @@ export class Environment {
   REDIS_COMMAND_TIMEOUT_MS: number = DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
 
   /** Whether readiness answers 503 while this instance counts alone (Redis unavailable). */
-  @Transform(toBoolean)
-  @IsBoolean({ message: 'must be true or false' })
+  @Flag()
   READINESS_REQUIRES_SHARED_COUNTERS: boolean = false;
 
   /** Express `trust proxy`, parsed here once (app.setup.ts applies it); undefined fails validation. */
@@ -200,8 +206,7 @@ export class Environment {
   METRICS_PORT: number = 9464;
 
   /** The management address: loopback unless the scraper is elsewhere. */
-  @IsString()
-  @Matches(/^[A-Za-z0-9.:-]+$/, { message: 'must be an IP address or a host name' })
+  @Host()
   METRICS_HOST: string = '127.0.0.1';
 
   /** After SIGTERM/SIGINT, how long readiness answers 503 while requests are still served. */

@@ -17,7 +17,6 @@ import {
 } from '../edge/error-messages';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard';
 import { BODY_LIMIT_BYTES } from '../edge/json-body';
-import { DEFAULT_RATE_LIMIT_PER_DAY } from '../config/environment';
 import { rateLimitHeaderDocs } from '../rate-limit/rate-limit-headers.docs';
 import { DepreciationService } from './depreciation.service';
 import { CalculateDepreciationDto } from './dto/calculate-depreciation.dto';
@@ -28,7 +27,7 @@ const error = (statusCode: number, message: string) => ({
   example: { statusCode, message },
 });
 
-const RATE_LIMIT_HEADER_DOCS = rateLimitHeaderDocs(DEFAULT_RATE_LIMIT_PER_DAY);
+const RATE_LIMIT_HEADER_DOCS = rateLimitHeaderDocs();
 
 @ApiTags('depreciation')
 @Controller('api')

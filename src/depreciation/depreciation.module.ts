@@ -5,6 +5,5 @@ import { DepreciationService } from './depreciation.service';
 @Module({
   controllers: [DepreciationController],
   providers: [DepreciationService],
-  exports: [DepreciationService],
 })
 export class DepreciationModule {}

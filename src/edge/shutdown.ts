@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connectionHolds } from './connections';
+import { errorText } from './error-text';
 import { closeListener } from './internals';
 import { isLingering, type LingeringBounds, lingeringClose } from './lingering-close';
 import { answerOnSocket } from './socket-answers';
@@ -142,7 +143,7 @@ class Shutdown {
     if (this.started) return;
     this.started = true;
     this.run(signal).catch((error: unknown) => {
-      this.logger.error('Shutdown failed', error instanceof Error ? error.stack : String(error));
+      this.logger.error('Shutdown failed', errorText(error, 'stack'));
       this.exit(1);
     });
   }

@@ -19,7 +19,7 @@ export class MetricsService {
   /**
    * Registers a gauge in this registry. Give it a `collect()` to read a state when Prometheus
    * scrapes (nothing to update per request), e.g. `collect() { this.set(storage.state().shared ? 1 : 0) }`
-   * (see src/rate-limit/daily-limit.health.ts).
+   * (see src/rate-limit/daily-limit.metrics.ts).
    */
   createGauge<T extends string>(configuration: Omit<GaugeConfiguration<T>, 'registers'>): Gauge<T> {
     return new Gauge<T>({ ...configuration, registers: [this.registry] });

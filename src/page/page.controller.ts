@@ -4,6 +4,10 @@ import type { Response } from 'express';
 import { SkipThrottle } from '@nestjs/throttler';
 import { loadPageAssets, PageAsset } from './page-assets';
 
+/** The page's paths: documents a browser renders, which security-headers.ts treats as such. */
+export const PAGE_PATH = '/';
+export const ASSETS_PATH = '/assets/';
+
 /**
  * The calculator page (`GET /`) and its assets (`GET /assets/:name`).
  *
@@ -20,18 +24,18 @@ import { loadPageAssets, PageAsset } from './page-assets';
 export class PageController {
   private readonly files = loadPageAssets();
 
-  @Get()
+  @Get(PAGE_PATH)
   page(@Res({ passthrough: true }) response: Response): StreamableFile {
     return this.send(response, this.files.page);
   }
 
-  @Get('assets/:name')
+  @Get(`${ASSETS_PATH}:name`)
   asset(
     @Param('name') name: string,
     @Res({ passthrough: true }) response: Response,
   ): StreamableFile {
     const file = this.files.assets.get(name);
-    if (!file) throw new NotFoundException(`Cannot GET /assets/${name}`);
+    if (!file) throw new NotFoundException(`Cannot GET ${ASSETS_PATH}${name}`);
     return this.send(response, file);
   }
 

@@ -52,8 +52,8 @@ export abstract class DailyLimitStorage implements ThrottlerStorage {
    * A refusal known at once: when this instance already counts `limit` or more hits for `key`
    * today, counts this one and answers its (blocked) record without waiting on anything; otherwise
    * undefined, and the request is counted by `hit`. Lets a client over its limit be refused before
-   * its body is read (DailyLimitPolicy.refuseEarly). Counts never fall within a day, so a refusal seen here is
-   * final; a store that cannot tell at once keeps this default.
+   * its body is read (DailyLimitPolicy's refuseEarly). Counts never fall within a day, so a refusal
+   * seen here is final; a store that cannot tell at once keeps this default.
    */
   refuseAtOnce(_key: string, _limit: number): DailyLimitRecord | undefined {
     return undefined;

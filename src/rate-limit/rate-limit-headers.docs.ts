@@ -5,43 +5,46 @@ import { RATE_LIMIT_HEADERS, rateLimitHeaderValues } from './rate-limit-headers'
 type HeadersObject = NonNullable<ApiResponseOptions['headers']>;
 
 const DRAFT = 'draft-ietf-httpapi-ratelimit-headers-11, structured field';
-const DESCRIPTIONS: Record<string, string> = {
-  [RATE_LIMIT_HEADERS.limit]: 'Requests allowed per client per UTC day.',
-  [RATE_LIMIT_HEADERS.remaining]: 'Requests left today for this client.',
-  [RATE_LIMIT_HEADERS.reset]: 'Seconds until the counters reset at 00:00 UTC.',
-  [RATE_LIMIT_HEADERS.policy]: `The policy: quota q per window w seconds (${DRAFT}).`,
-  [RATE_LIMIT_HEADERS.state]: `Remaining quota r and seconds t until the reset (${DRAFT}).`,
-  [RATE_LIMIT_HEADERS.retryAfter]:
+const INTEGER = 'integer';
+const TEXT = 'string';
+
+/** Every rate-limit header, in the order rateLimitHeaderValues writes them: its meaning and type. */
+const DOCUMENTED: ReadonlyArray<readonly [string, string, typeof INTEGER | typeof TEXT]> = [
+  [RATE_LIMIT_HEADERS.limit, 'Requests allowed per client per UTC day.', INTEGER],
+  [RATE_LIMIT_HEADERS.remaining, 'Requests left today for this client.', INTEGER],
+  [RATE_LIMIT_HEADERS.reset, 'Seconds until the counters reset at 00:00 UTC.', INTEGER],
+  [RATE_LIMIT_HEADERS.policy, `The policy: quota q per window w seconds (${DRAFT}).`, TEXT],
+  [RATE_LIMIT_HEADERS.state, `Remaining quota r and seconds t until the reset (${DRAFT}).`, TEXT],
+  [
+    RATE_LIMIT_HEADERS.retryAfter,
     'Seconds until the reset at 00:00 UTC, when requests pass again.',
-};
+    INTEGER,
+  ],
+];
 
 /** The example: a client's first request (or the one past `limit`) at 09:30 UTC. */
 const EXAMPLE_RESET_SECONDS = 52_200;
 const exampleValues = (limit: number, refused: boolean) =>
   rateLimitHeaderValues(limit, dailyRecord(refused ? limit + 1 : 1, limit, EXAMPLE_RESET_SECONDS));
 
-/** The headers of a counted answer (`refused`: a 429), documented for the OpenAPI document. */
-export function rateLimitHeaderDocs(limit: number, refused = false): HeadersObject {
+/**
+ * The headers of a counted answer (`refused`: a 429, with Retry-After), for a route's decorators.
+ * Decorators are evaluated before the configuration is read, so the examples, which name the
+ * limit, are left to useLimitInHeaderExamples.
+ */
+export function rateLimitHeaderDocs(refused = false): HeadersObject {
+  const headers = refused ? DOCUMENTED : DOCUMENTED.slice(0, -1);
   return Object.fromEntries(
-    exampleValues(limit, refused).map(([name, example]) => [
+    headers.map(([name, description, type]) => [
       name,
-      {
-        description: DESCRIPTIONS[name],
-        schema:
-          typeof example === 'number'
-            ? { type: 'integer', minimum: 0, example }
-            : { type: 'string', example },
-      },
+      { description, schema: type === INTEGER ? { type, minimum: 0 } : { type } },
     ]),
   );
 }
 
 type DocumentedResponse = { headers?: Record<string, { schema?: { example?: unknown } }> };
 
-/**
- * Route decorators are evaluated before the configuration is read, so they document the headers
- * with the default limit; this sets every rate-limit header example to the configured `limit`.
- */
+/** Writes the example of every rate-limit header the document lists, under the daily `limit`. */
 export function useLimitInHeaderExamples(document: OpenAPIObject, limit: number): void {
   const operations = Object.values(document.paths).flatMap((path) =>
     Object.values(path as Record<string, unknown>),

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet, { contentSecurityPolicy } from 'helmet';
 import { pathOf } from '../edge/answer-record';
+import { ASSETS_PATH, PAGE_PATH } from '../page/page.controller';
 
 type Middleware = (
   request: IncomingMessage,
@@ -39,8 +40,8 @@ export const JSON_SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
 
 /** Paths that serve documents a browser renders: the calculator page, its assets, Swagger UI. */
 const isDocumentPath = (path: string, docsPath: string): boolean =>
-  path === '/' ||
-  path.startsWith('/assets/') ||
+  path === PAGE_PATH ||
+  path.startsWith(ASSETS_PATH) ||
   path === `/${docsPath}` ||
   path.startsWith(`/${docsPath}/`);
 

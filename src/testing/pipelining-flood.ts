@@ -5,12 +5,12 @@ import { performance } from 'node:perf_hooks';
 import { sleep } from './processes';
 
 /**
- * A pipelining flood against a running server, as the issue measured it: connections from many
+ * A pipelining flood against a running server: connections from many
  * loopback addresses, each writing pipelined `GET /health` requests and never reading, while the
  * server's resident memory is sampled and another client asks `/health/live`. The e2e test
  * (test/pipelining-flood.e2e-spec.ts) holds it to a bound; `npm run bench:flood` prints its figures.
  */
-export interface FloodOptions {
+interface FloodOptions {
   port: number;
   /** The server's process id: its VmRSS is read from /proc. */
   pid: number;
@@ -26,7 +26,7 @@ export interface FloodOptions {
   stopAboveBytes: number;
 }
 
-export interface FloodFigures {
+interface FloodFigures {
   baselineBytes: number;
   peakBytes: number;
   /** Connections opened before the flood stopped (all of them, unless it stopped early). */
@@ -43,7 +43,7 @@ const SAMPLE_EVERY_MS = 50;
 const PROBE_TIMEOUT_MS = 10_000;
 
 /** A process's resident set in bytes (VmRSS), or NaN once it has gone. */
-export function residentBytes(pid: number): number {
+function residentBytes(pid: number): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) * 1024;

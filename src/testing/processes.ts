@@ -59,7 +59,7 @@ export function accepts(port: number, host = '127.0.0.1'): Promise<boolean> {
   });
 }
 
-export interface Exit {
+interface Exit {
   code: number | null;
   signal: NodeJS.Signals | null;
 }
@@ -68,9 +68,9 @@ export interface Exit {
  * Where a program's stdout or stderr goes: kept in memory (the default), dropped, written to this
  * process's own stream with `[name] ` before each line (kept nowhere), or (stderr) to a file.
  */
-export type Sink = 'keep' | 'ignore' | 'echo';
+type Sink = 'keep' | 'ignore' | 'echo';
 
-export interface StartOptions extends Omit<SpawnOptions, 'stdio'> {
+interface StartOptions extends Omit<SpawnOptions, 'stdio'> {
   /** Its name in failure messages and echoed lines; the command by default. */
   name?: string;
   stdout?: Sink;

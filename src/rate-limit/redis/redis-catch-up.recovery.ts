@@ -5,12 +5,10 @@ import { redisKey } from './redis-daily-count.script';
 import type { RedisDailyCounter } from './redis-daily.counter';
 import { IdentityCheck, RedisIdentityTracker } from './redis-identity.tracker';
 import type { RedisConnection } from './redis.connection';
+import { errorText } from '../../edge/error-text';
 
 /** Commands in flight at once during a catch-up: each touches one key, none spans slots. */
 const BATCH = 1_000;
-
-const messageOf = (error: unknown): string =>
-  error instanceof Error ? error.message || error.name : String(error);
 
 /**
  * What the Redis store does before it counts in Redis again: checks that the connection uses the
@@ -84,7 +82,7 @@ export class RedisCatchUpRecovery {
       if ((error as Error)?.name === 'ReplyError' && !this.refused) {
         this.refused = true;
         this.logger.warn(
-          `Redis at ${this.connection.address} refuses database ${database} (${messageOf(error)}): counting in this instance's memory, never in another database, until it takes it`,
+          `Redis at ${this.connection.address} refuses database ${database} (${errorText(error)}): counting in this instance's memory, never in another database, until it takes it`,
         );
       }
       throw error;

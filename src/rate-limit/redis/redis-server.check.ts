@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { REDIS_KEY_PREFIX } from './redis-daily-count.script';
 import type { RedisConnection } from './redis.connection';
+import { errorText } from '../../edge/error-text';
 
 /** A key of the store's own, for the script permission probe (nothing is written to it). */
 const PROBE_KEY = `${REDIS_KEY_PREFIX}:permission-probe`;
@@ -74,7 +75,7 @@ export class RedisServerCheck {
       reply = await node.call('CONFIG', 'GET', 'maxmemory-policy');
     } catch (error) {
       if (!isReplyError(error)) throw error;
-      return this.unchecked(node, (error as Error).message);
+      return this.unchecked(node, errorText(error));
     }
     if (Array.isArray(reply) && typeof reply[1] === 'string') return reply[1];
     return this.unchecked(node, `CONFIG GET answered ${JSON.stringify(reply)}`);

@@ -5,13 +5,12 @@ import type { RedisCatchUpRecovery } from './redis-catch-up.recovery';
 import type { RedisContributionLedger } from './redis-contribution.ledger';
 import { EvictingRedisError, type RedisServerCheck } from './redis-server.check';
 import type { RedisConnection } from './redis.connection';
+import { errorText } from '../../edge/error-text';
 
 /** While counting alone, how often the store asks Redis whether it is back. */
 const RECOVERY_PROBE_MS = 1_000;
 /** How long start-up waits for Redis before serving with memory counters. */
 const STARTUP_WAIT_MS = 1_000;
-
-const textOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * Where the Redis store counts, and when that changes. When Redis is unreachable or slow, the
@@ -79,8 +78,8 @@ export class RedisFailover {
 
   /** A command failed: the whole instance counts alone, or in a Cluster that is up, one slot. */
   failed(error: unknown): void {
-    if (this.connection.slotOutage) this.partly(textOf(error));
-    else this.fallBack(textOf(error));
+    if (this.connection.slotOutage) this.partly(errorText(error));
+    else this.fallBack(errorText(error));
   }
 
   /** Waits briefly for Redis so the first requests are shared; serves from memory if it is down. */
@@ -152,7 +151,7 @@ export class RedisFailover {
       .then(() => this.catchUp.run())
       .then(() => this.shareAgain(failures))
       .catch((error: unknown) => {
-        this.lastError = textOf(error);
+        this.lastError = errorText(error);
       })
       .finally(() => (this.recovering = undefined));
     return this.recovering;
@@ -172,7 +171,9 @@ export class RedisFailover {
     this.partlySince = undefined;
     this.since = this.clock.now();
     this.logger.log(`Daily counters shared in Redis at ${this.connection.address}`);
-    return this.catchUp.addCountedAlone().catch((error: unknown) => this.fallBack(String(error)));
+    return this.catchUp
+      .addCountedAlone()
+      .catch((error: unknown) => this.fallBack(errorText(error)));
   }
 
   /**

@@ -1,0 +1,10 @@
+/**
+ * Anything thrown, as text: `'message'`, one line for a log line or a health field (an Error's
+ * message, or its name when the message is empty); `'stack'`, for a failure an operator must trace
+ * (an Error's stack when it has one). A value that is not an Error is what `String()` makes of it.
+ */
+export function errorText(error: unknown, detail: 'message' | 'stack' = 'message'): string {
+  if (!(error instanceof Error)) return String(error);
+  if (detail === 'stack') return error.stack ?? String(error);
+  return error.message || error.name;
+}
