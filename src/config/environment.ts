@@ -1,7 +1,12 @@
 import { applyDecorators } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsString, Matches, Max, Min, validateSync } from 'class-validator';
-import { IsRedisNodes, redisEndpointGiven, redisTopologyConflict } from './redis-topology';
+import {
+  IsRedisNodes,
+  REDIS_SETTINGS,
+  redisEndpointGiven,
+  redisTopologyConflict,
+} from './redis-topology';
 import { IsRedisUrl } from './redis-url';
 import { IsTrustProxy, parseTrustProxy, type TrustProxy } from './trust-proxy';
 
@@ -290,3 +295,6 @@ function conflictBetween(environment: Environment): string | undefined {
  */
 export const configFromEnvironment = (raw: Record<string, unknown>): Environment =>
   Object.create(validateEnvironment(raw)) as Environment;
+
+/** What the Redis store reads to connect (REDIS_SETTINGS): every name is one of Environment's. */
+export type RedisSettings = Pick<Environment, (typeof REDIS_SETTINGS)[number]>;

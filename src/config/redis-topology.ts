@@ -1,6 +1,5 @@
 import { isIPv6 } from 'node:net';
 import { ValidateBy, ValidationArguments } from 'class-validator';
-import type { Environment } from './environment';
 
 /** How the Redis store reaches Redis: one server, a Sentinel-managed primary, or a Cluster. */
 export type RedisTopology = 'standalone' | 'sentinel' | 'cluster';
@@ -57,8 +56,7 @@ export const REDIS_SETTINGS = [
   ...NODE_AUTH,
   ...SENTINEL_ONLY,
   'REDIS_COMMAND_TIMEOUT_MS',
-] as const satisfies readonly (keyof Environment)[];
-export type RedisSettings = Pick<Environment, (typeof REDIS_SETTINGS)[number]>;
+] as const;
 
 /** The one of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES set (present and not empty). */
 export function redisEndpointGiven(given: Record<string, unknown>): string | undefined {
@@ -87,9 +85,10 @@ export function redisTopologyConflict(given: Record<string, unknown>): string | 
 }
 
 /** The topology the (valid) environment names: decided here only, the store asks. */
-export function redisTopology(
-  environment: Pick<RedisSettings, 'REDIS_SENTINELS' | 'REDIS_CLUSTER_NODES'>,
-): RedisTopology {
+export function redisTopology(environment: {
+  REDIS_SENTINELS: string;
+  REDIS_CLUSTER_NODES: string;
+}): RedisTopology {
   if (environment.REDIS_SENTINELS !== '') return 'sentinel';
   if (environment.REDIS_CLUSTER_NODES !== '') return 'cluster';
   return 'standalone';

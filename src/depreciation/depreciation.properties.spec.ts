@@ -1,28 +1,19 @@
 import fc from 'fast-check';
-import { SettableClock } from '../testing/settable-clock';
+import { PROPERTY_YEAR, propertyClock, validInputFields } from '../testing/valid-inputs';
 import { DepreciationService } from './depreciation.service';
 import type { CalculateDepreciationDto as DepreciationInput } from './dto/calculate-depreciation.dto';
 import { toCents } from './money';
 import { VEHICLE_TYPES } from './vehicle-type';
 
-const CURRENT_YEAR = 2026;
-const service = new DepreciationService(new SettableClock('2026-06-15T12:00:00.000Z'));
+const CURRENT_YEAR = PROPERTY_YEAR;
+const service = new DepreciationService(propertyClock());
 
 const cents = (usd: number) => Math.round(usd * 100);
 const hasAtMostTwoDecimals = (n: number) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6;
 
-const input = fc.record(
-  {
-    purchaseYear: fc.integer({ min: 1900, max: CURRENT_YEAR }),
-    purchasePrice: fc.oneof(
-      fc.double({ min: 0.01, max: 10_000_000, noNaN: true }),
-      fc.integer({ min: 1, max: 1_000_000_000 }).map((c) => c / 100),
-    ),
-    vehicleType: fc.constantFrom(...VEHICLE_TYPES),
-    currentMileage: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 5e6, noNaN: true })),
-  },
-  { requiredKeys: ['purchaseYear', 'purchasePrice', 'vehicleType'] },
-) as fc.Arbitrary<DepreciationInput>;
+const input = fc.record(validInputFields(VEHICLE_TYPES), {
+  requiredKeys: ['purchaseYear', 'purchasePrice', 'vehicleType'],
+}) as fc.Arbitrary<DepreciationInput>;
 
 describe('DepreciationService properties (the invariants of docs/contract.md and docs/model.md)', () => {
   it('has one entry per year from the purchase year to now, the first being the purchase', () => {

@@ -1,24 +1,14 @@
 import fc from 'fast-check';
-import { SettableClock } from '../testing/settable-clock';
+import { PROPERTY_YEAR, propertyClock, validInputFields } from '../testing/valid-inputs';
 import { DepreciationService } from './depreciation.service';
 import type { CalculateDepreciationDto as DepreciationInput } from './dto/calculate-depreciation.dto';
 import { VEHICLE_TYPES } from './vehicle-type';
 
-const CURRENT_YEAR = 2026;
-const service = new DepreciationService(new SettableClock('2026-06-15T12:00:00.000Z'));
+const CURRENT_YEAR = PROPERTY_YEAR;
+const service = new DepreciationService(propertyClock());
 
 const input = fc.record(
-  {
-    purchaseYear: fc.integer({ min: 1900, max: CURRENT_YEAR }),
-    purchasePrice: fc.oneof(
-      fc.double({ min: 0.01, max: 10_000_000, noNaN: true }),
-      fc.integer({ min: 1, max: 1_000_000_000 }).map((c) => c / 100),
-    ),
-    vehicleType: fc.constantFrom(...VEHICLE_TYPES),
-    // Miles a year from none to far past every type's expected figure and the 30 % cap.
-    currentMileage: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 5e6, noNaN: true })),
-    projectionYears: fc.integer({ min: 1, max: 10 }),
-  },
+  { ...validInputFields(VEHICLE_TYPES), projectionYears: fc.integer({ min: 1, max: 10 }) },
   { requiredKeys: ['purchaseYear', 'purchasePrice', 'vehicleType', 'projectionYears'] },
 ) as fc.Arbitrary<DepreciationInput & { projectionYears: number }>;
 

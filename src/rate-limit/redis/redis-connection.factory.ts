@@ -1,9 +1,8 @@
 import Redis, { Cluster, RedisOptions } from 'ioredis';
-import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from '../../config/environment';
+import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS, type RedisSettings } from '../../config/environment';
 import {
   parseRedisNodes,
   RedisNode,
-  RedisSettings,
   RedisTopology,
   redisTopology,
 } from '../../config/redis-topology';
