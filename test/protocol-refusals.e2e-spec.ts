@@ -110,3 +110,47 @@ describe('codings and versions the service does not speak (built server)', () =>
     expect(message).toHaveLength(200);
   });
 });
+
+describe("the request log of the parser's refusals (built server)", () => {
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    server = await startServer({ LOG_LEVEL: 'info' });
+  }, PROCESS_TEST_TIMEOUT_MS);
+  afterAll(() => server?.stop(), PROCESS_TEST_TIMEOUT_MS);
+
+  /** The request log's line of the one answer with `status`, once the server has written it. */
+  const lineOf = async (status: number) => {
+    const answered = () =>
+      server
+        .logLines()
+        .filter((line) => (line.res as { statusCode?: number })?.statusCode === status);
+    await server.until(`the ${status}'s log line`, () => Promise.resolve(answered().length > 0));
+    return answered();
+  };
+
+  it('logs a 505 at info: any client can send one, and none may page an operator', async () => {
+    const request = 'GET /health/live HTTP/1.2\r\nHost: 127.0.0.1\r\n\r\n';
+    const { received } = await exchange(Buffer.from(request), {
+      port: server.port,
+      localAddress: '127.0.0.161',
+    });
+    expect(parseResponses(received).map((answer) => answer.status)).toEqual([505]);
+    expect(await lineOf(505)).toEqual([
+      expect.objectContaining({ level: 'info', msg: 'request completed' }),
+    ]);
+  });
+
+  it('never logs header text as the request line of a 431, whichever slice failed', async () => {
+    const cookie = 'sid=secret; '.repeat(2_000);
+    const request = `GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\n\r\n`;
+    const { received } = await exchange(Buffer.from(request), {
+      port: server.port,
+      localAddress: '127.0.0.162',
+    });
+    expect(parseResponses(received).map((answer) => answer.status)).toEqual([431]);
+    const [line] = await lineOf(431);
+    expect(line.req).toMatchObject({ method: '-', path: '-' });
+    expect(server.stdout).not.toContain('sid=secret');
+  });
+});

@@ -40,13 +40,19 @@ class HeadLines implements HeaderTarget {
   }
 }
 
+/** A request line: method, target, version (what a packet starting mid-headers is not). */
+const REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/\d\.\d$/;
+
 /**
  * The request line of a packet Node's parser refused, for the log and the metrics: a method Node
  * knows, else `-` (a metric label must not take whatever a client sends), and the target cut short.
+ * The packet is the slice the parser was given (read-slices.ts), which may start inside the
+ * headers: then no line is a request line, and `-` stands for both, so no header is logged.
  */
 function requestLineOf(packet: Buffer | undefined): { method: string; url: string } {
   const line = packet?.subarray(0, packet.indexOf('\r\n') >>> 0).toString('latin1') ?? '';
-  const [method = '', target = '-'] = line.split(' ');
+  if (!REQUEST_LINE.test(line)) return { method: '-', url: '-' };
+  const [method, target] = line.split(' ');
   return { method: METHODS.includes(method) ? method : '-', url: pathOf(target).slice(0, 256) };
 }
 

@@ -28,7 +28,8 @@ export function requestLog(logger: Logger): AnswerObserver {
 /**
  * A 5xx is an error, but for a 503: the service says on purpose that it cannot serve now (a
  * readiness check while Redis is away answers one per probe), which an operator wants to see, not
- * to be paged for.
+ * to be paged for; and for a 505, the client's own fault (an HTTP version the service does not
+ * take), which any client can send at will and must not page anyone.
  */
 const levelOf = (status: number | null): 'info' | 'warn' | 'error' =>
-  status === null || status < 500 ? 'info' : status === 503 ? 'warn' : 'error';
+  status === null || status < 500 || status === 505 ? 'info' : status === 503 ? 'warn' : 'error';
