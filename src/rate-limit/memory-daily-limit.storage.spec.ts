@@ -150,6 +150,20 @@ describe('MemoryDailyLimitStorage', () => {
       return new MemoryDailyLimitStorage(clock, max, logger, 1);
     };
 
+    it('falls back to a 1 MiB sketch, said at error, when the one configured cannot be had', () => {
+      logger = new RecordingLogger();
+      // 4 TiB: no process gets that much; the clients past the Map are still each held.
+      storage = new MemoryDailyLimitStorage(clock, 1, logger, 4 * 2 ** 20);
+      storage.hit('198.51.100.1', 3);
+      const records = Array.from({ length: 4 }, () => storage.hit('203.0.113.1', 3).isBlocked);
+      expect(records).toEqual([false, false, false, true]);
+      expect(logger.lines.filter((line) => line.startsWith('error: '))).toEqual([
+        expect.stringMatching(
+          /^error: No memory for a 4194304 MiB sketch \(.+\): counting the clients past MAX_TRACKED_CLIENTS in a 1 MiB one until 00:00 UTC$/,
+        ),
+      ]);
+    });
+
     it('counts each new client on its own key, held to its limit, and keeps the Map bounded', () => {
       storage = full(2);
       storage.hit('198.51.100.1', 3);

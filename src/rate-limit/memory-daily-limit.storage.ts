@@ -1,6 +1,7 @@
 import { Logger, type LoggerService } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { DEFAULT_MAX_TRACKED_CLIENTS, DEFAULT_OVERFLOW_SKETCH_MB } from '../config/environment';
+import { errorText } from '../edge/error-text';
 import { CountMinSketch } from './count-min-sketch';
 import {
   DailyLimitRecord,
@@ -8,7 +9,7 @@ import {
   DailyLimitStorage,
   dailyRecord,
 } from './daily-limit.storage';
-import { DayRollover, secondsUntilReset, utcDayNumber } from './daily-window';
+import { DAY_MS, DayRollover, secondsUntilReset, utcDayNumber } from './daily-window';
 
 /**
  * A copy of `key` in one piece. IPv6 keys are built by concatenation ('2001:db8:1:2::' + '/64'),
@@ -117,6 +118,15 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     return this.overflow?.saturation ?? 0;
   }
 
+  /**
+   * `now`, or the first instant of the day counted in when the clock stands behind it: the instant
+   * a shared store names its day's key by, so that a clock stepping back never reaches an earlier
+   * day's key (an expired one is a fresh budget).
+   */
+  notBeforeDayCounted(now: number): number {
+    return Math.max(now, this.days.day * DAY_MS);
+  }
+
   /** Whether `key` is counted exactly, in the Map, on the day counted in (else in the sketch). */
   tracks(key: string, now = this.clock.now().getTime()): boolean {
     return utcDayNumber(now) > this.days.day || this.inMap(key);
@@ -132,7 +142,16 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     this.logger.warn(
       `${this.maxClients} clients counted today (MAX_TRACKED_CLIENTS): new clients are now counted in a ${this.sketchMegabytes} MiB sketch (OVERFLOW_SKETCH_MB), each held to its limit, until 00:00 UTC`,
     );
-    this.overflow = new CountMinSketch(this.sketchMegabytes * 2 ** 20, SKETCH_ROWS, limit);
+    try {
+      this.overflow = new CountMinSketch(this.sketchMegabytes * 2 ** 20, SKETCH_ROWS, limit);
+    } catch (error) {
+      // No memory for it: the smallest sketch still holds every client to its limit, with more
+      // early refusals; said at error, since OVERFLOW_SKETCH_MB does not fit this process.
+      this.logger.error(
+        `No memory for a ${this.sketchMegabytes} MiB sketch (${errorText(error)}): counting the clients past MAX_TRACKED_CLIENTS in a 1 MiB one until 00:00 UTC`,
+      );
+      this.overflow = new CountMinSketch(2 ** 20, SKETCH_ROWS, limit);
+    }
     return this.overflow;
   }
 }

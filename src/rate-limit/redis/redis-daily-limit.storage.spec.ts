@@ -27,7 +27,7 @@ class FakeRedis extends EventEmitter {
 }
 
 /** A store on `client`, started once the client is ready (so it counts in Redis). */
-async function started(topology: 'standalone' | 'cluster') {
+async function started(topology: 'standalone' | 'cluster', maxClients = 1_000) {
   const client = new FakeRedis();
   const endpoint =
     topology === 'cluster'
@@ -40,7 +40,7 @@ async function started(topology: 'standalone' | 'cluster') {
     error: (line: string) => lines.push(`error: ${line}`),
   };
   const clock = new SettableClock('2026-11-21T23:59:00.000Z');
-  const memory = new MemoryDailyLimitStorage(clock, 1_000, logger);
+  const memory = new MemoryDailyLimitStorage(clock, maxClients, logger);
   const store = new RedisDailyLimitStorage(
     new RedisConnection(endpoint, 'fake'),
     memory,
@@ -51,13 +51,13 @@ async function started(topology: 'standalone' | 'cluster') {
   client.status = 'ready';
   client.emit('ready');
   await init;
-  return { client, store, lines };
+  return { client, store, lines, clock };
 }
 
 describe('RedisDailyLimitStorage', () => {
   let stores: RedisDailyLimitStorage[] = [];
-  const start = async (topology: 'standalone' | 'cluster') => {
-    const ready = await started(topology);
+  const start = async (topology: 'standalone' | 'cluster', maxClients?: number) => {
+    const ready = await started(topology, maxClients);
     stores.push(ready.store);
     return ready;
   };
@@ -123,5 +123,31 @@ describe('RedisDailyLimitStorage', () => {
       'log: Daily counters shared in Redis at fake',
       `warn: Redis at fake answered ${KEY} with something else than counts ("OK"): counted in this instance's memory`,
     ]);
+  });
+
+  it("keeps the latest day's key when the clock steps back across midnight", async () => {
+    const { client, store, clock } = await start('standalone');
+    client.dailyCount.mockResolvedValue([1, 1, 0]);
+    clock.set('2026-11-22T00:00:01.000Z');
+    await store.hit('203.0.113.7', 10);
+    clock.set('2026-11-21T23:59:57.000Z');
+    await store.hit('203.0.113.7', 10);
+    const keys = client.dailyCount.mock.calls.map(([key]) => key);
+    // The 21st's key has expired by then: counting there would be a fresh budget.
+    expect(keys).toEqual([
+      'depreciation:daily:2026-11-22:203.0.113.7',
+      'depreciation:daily:2026-11-22:203.0.113.7',
+    ]);
+  });
+
+  it('goes on from the shared count for a client past the table when Redis fails', async () => {
+    const { client, store } = await start('standalone', 1);
+    client.dailyCount.mockResolvedValueOnce([1, 1, 0]).mockResolvedValueOnce([9, 1, 0]);
+    await store.hit('198.51.100.1', 10);
+    // Past the table of 1: answered by the shared count, and the sketch raised to it.
+    expect((await store.hit('203.0.113.7', 10)).totalHits).toBe(9);
+    client.dailyCount.mockRejectedValue(new Error('timed out'));
+    expect(await store.hit('203.0.113.7', 10)).toMatchObject({ totalHits: 10, isBlocked: false });
+    expect(await store.hit('203.0.113.7', 10)).toMatchObject({ totalHits: 11, isBlocked: true });
   });
 });

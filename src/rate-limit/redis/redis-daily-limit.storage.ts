@@ -61,7 +61,8 @@ export class RedisDailyLimitStorage
   }
 
   async hit(key: string, limit: number): Promise<DailyLimitRecord> {
-    const now = this.clock.now().getTime();
+    // Time only moves forward: a clock behind the day already counted in still counts in it.
+    const now = this.memory.notBeforeDayCounted(this.clock.now().getTime());
     if (this.failover.inRedis) {
       const shared = await this.countInRedis(key, limit, now);
       if (shared !== undefined) return shared;
@@ -104,8 +105,9 @@ export class RedisDailyLimitStorage
   }
 
   /**
-   * The hit added to the shared count, or undefined when the command failed (then counted alone).
-   * A hit Redis added is never counted alone too, whatever happened meanwhile.
+   * The hit added to the shared count, or undefined when the command failed or timed out (then
+   * counted alone). A command that timed out may still reach Redis: that hit then counts twice, a
+   * request fewer for the client that day (docs/contract.md, "Daily limit").
    */
   private async countInRedis(key: string, limit: number, now: number) {
     const redisKeyNow = redisKey(key, now);
@@ -127,8 +129,12 @@ export class RedisDailyLimitStorage
   private counted(key: string, redisKeyNow: string, limit: number, reply: unknown, now: number) {
     const count = this.counter.read(key, redisKeyNow, reply, now, this.failover.steady);
     if (count === undefined) return this.memory.hit(key, limit, 0, now);
-    if (!this.memory.tracks(key, now))
+    if (!this.memory.tracks(key, now)) {
+      // Past the Map: the answer is the shared count, and the sketch is raised to it (it never
+      // falls), so that a fallback goes on from there rather than from zero.
+      this.memory.hit(key, limit, count.total, now);
       return dailyRecord(count.total, limit, secondsUntilReset(now));
+    }
     return count.reset
       ? this.memory.follow(key, limit, count.total, now)
       : this.memory.hit(key, limit, count.total, now);
