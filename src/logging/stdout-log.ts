@@ -85,7 +85,8 @@ export async function stdoutWritten(
   out: Pick<Writable, 'writableLength'> = process.stdout,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (out.writableLength > 0 && Date.now() < deadline) {
+  // A pipe whose reader went away (EPIPE) takes nothing more: no use waiting for it.
+  while (out.writableLength > 0 && !failed.has(out as Output) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, FLUSH_POLL_MS));
   }
 }
