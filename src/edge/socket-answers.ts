@@ -40,19 +40,22 @@ class HeadLines implements HeaderTarget {
   }
 }
 
-/** A request line: method, target, version (what a packet starting mid-headers is not). */
-const REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/\d\.\d$/;
+/** A request line's target and version (what a packet starting inside the headers has not). */
+const TARGET_AND_VERSION = /^[^ ]* HTTP\/\d\.\d$/;
 
 /**
- * The request line of a packet Node's parser refused, for the log and the metrics: a method Node
- * knows, else `-` (a metric label must not take whatever a client sends), and the target cut short.
- * The packet is the slice the parser was given (read-slices.ts), which may start inside the
- * headers: then no line is a request line, and `-` stands for both, so no header is logged.
+ * The request line of a packet Node's parser refused, for the log and the metrics (and a HEAD's
+ * answer has no body): a method Node knows, else `-` (a metric label must not take whatever a
+ * client sends), and the target cut short. The packet is the slice the parser was given
+ * (read-slices.ts), which may start inside the headers: a target is taken only from a line that
+ * ends as a request line does, else `-`, so that no header's text is logged.
  */
 function requestLineOf(packet: Buffer | undefined): { method: string; url: string } {
   const line = packet?.subarray(0, packet.indexOf('\r\n') >>> 0).toString('latin1') ?? '';
-  if (!REQUEST_LINE.test(line)) return { method: '-', url: '-' };
-  const [method, target] = line.split(' ');
+  const space = line.indexOf(' ');
+  const method = line.slice(0, space >>> 0);
+  const rest = space === -1 ? '' : line.slice(space + 1);
+  const target = TARGET_AND_VERSION.test(rest) ? rest.slice(0, rest.lastIndexOf(' ')) : '-';
   return { method: METHODS.includes(method) ? method : '-', url: pathOf(target).slice(0, 256) };
 }
 
