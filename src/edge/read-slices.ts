@@ -32,7 +32,9 @@ export function parseInSlices(socket: Socket, stopped: () => boolean): void {
         waiting = chunk.subarray(offset);
         return;
       }
-      parse(chunk.subarray(offset, offset + PARSER_SLICE_BYTES));
+      const end = offset + PARSER_SLICE_BYTES;
+      // An ordinary request's read fits one slice: given whole, with no view made of it.
+      parse(offset === 0 && end >= chunk.length ? chunk : chunk.subarray(offset, end));
     }
   };
   const resume = (): void => {
