@@ -1,5 +1,6 @@
 import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { type Addition, leaveOutEnhancers } from './additions';
 import { ShutdownState } from './common/shutdown-state';
 import { Environment } from './config/environment';
 import { type EdgeSettings, installEdge } from './edge/edge';
@@ -24,7 +25,11 @@ type Config = ConfigService<Environment, true>;
 export interface AppSetup {
   /** main.ts only: SIGTERM and SIGINT shut the service down gracefully (installEdge). */
   shutDownOnSignals?: boolean;
+  /** The bench's variants only (bench/variant.ts): additions left out, to measure each one's cost. */
+  without?: ReadonlySet<Addition>;
 }
+
+const NOTHING_LEFT_OUT: ReadonlySet<Addition> = new Set();
 
 /** Every setting of the edge, read from the environment in this one place. */
 const edgeSettings = (config: Config): EdgeSettings => ({
@@ -56,13 +61,19 @@ const edgeSettings = (config: Config): EdgeSettings => ({
  */
 function putBehindEdge(app: NestExpressApplication, config: Config, setup: AppSetup): void {
   const trusted = trustProxyTest(app.getHttpAdapter().getInstance());
+  const without = setup.without ?? NOTHING_LEFT_OUT;
+  const observers = [
+    without.has('request-log') ? undefined : requestLog(app.get(AppLogger).pino),
+    without.has('metrics') ? undefined : app.get(MetricsService).http.record,
+  ];
   installEdge(
     { api: app.getHttpServer(), metrics: app.get(MetricsServer).server },
     {
       ...edgeSettings(config),
       bodyLimit: BODY_LIMIT_BYTES,
       answerHeaders: [...CORS_ANSWER_HEADERS, ...JSON_SECURITY_HEADERS],
-      observers: [requestLog(app.get(AppLogger).pino), app.get(MetricsService).http.record],
+      observers: observers.filter((observer) => observer !== undefined),
+      without,
       isTrustedProxy: (address) => trusted(address, 0),
       shutDownOnSignals: setup.shutDownOnSignals
         ? {
@@ -93,13 +104,18 @@ export function configureApp(
   app.set('etag', false);
   // Off unless configured: an untrusted peer's X-Forwarded-For must not change req.ip (the client).
   app.set('trust proxy', config.get('TRUST_PROXY', { infer: true }));
-  putBehindEdge(app, config, setup);
+  const without = setup.without ?? NOTHING_LEFT_OUT;
+  if (!without.has('edge')) putBehindEdge(app, config, setup);
   // First: its 429 gets the CORS and security headers from the edge's writer, like every refusal.
-  app.use(app.get(DailyLimitPolicy).refuseEarly);
-  app.use(securityHeaders(DOCS_PATH));
-  app.use(`/${DOCS_PATH}`, docsContentSecurityPolicy());
-  app.enableCors(CORS_OPTIONS);
-  app.use(readJsonBody(BODY_LIMIT_BYTES));
+  if (!without.has('early-refusal')) app.use(app.get(DailyLimitPolicy).refuseEarly);
+  if (!without.has('security-headers')) {
+    app.use(securityHeaders(DOCS_PATH));
+    app.use(`/${DOCS_PATH}`, docsContentSecurityPolicy());
+  }
+  if (!without.has('cors')) app.enableCors(CORS_OPTIONS);
+  if (without.has('json-body')) app.useBodyParser('json', { limit: BODY_LIMIT_BYTES });
+  else app.use(readJsonBody(BODY_LIMIT_BYTES));
   setupSwagger(app, app.get(DailyLimitPolicy).limit);
+  leaveOutEnhancers(app, without);
   return app;
 }

@@ -52,6 +52,8 @@ interface EdgeOptions extends EdgeSettings {
   isTrustedProxy: (address: string) => boolean;
   /** main.ts only: SIGTERM and SIGINT drain the public server, then close the application. */
   shutDownOnSignals?: ShutdownHooks;
+  /** The bench's variants only (src/additions.ts): parts of the edge left out. */
+  without?: ReadonlySet<string>;
 }
 
 /** The servers under the edge: the public one, and the management one (metrics). */
@@ -100,11 +102,12 @@ function putBehindEdge(
   setEdgeContext(server, context);
   const edge: Edge = { server, connections: new Set(), lingering, draining: false };
   applyLimits(server, limits);
+  const slices = options.without?.has('parser-slices') !== true;
   server.on('connection', (socket: Socket) => {
     edge.connections.add(socket);
     socket.once('close', () => edge.connections.delete(socket));
     lingerOnClose(socket, lingering);
-    parseInSlices(socket, () => isLingering(socket) || nothingMoreToParse(socket));
+    if (slices) parseInSlices(socket, () => isLingering(socket) || nothingMoreToParse(socket));
   });
   capConnectionsPerClient(server, limits, isTrustedProxy, (socket) =>
     answerOnSocket(socket, 503, {
@@ -113,7 +116,8 @@ function putBehindEdge(
     }),
   );
   answerWhatNodeRefuses(server);
-  admitRequests(server, edge, context, limits.maxPipelinedRequests);
+  const identify = options.without?.has('request-id') !== true;
+  admitRequests(server, edge, context, { depth: limits.maxPipelinedRequests, identify });
   return edge;
 }
 
@@ -137,7 +141,12 @@ function answerWhatNodeRefuses(server: Server): void {
 }
 
 /** Runs the server's own 'request' listeners for the requests the edge admits, and only those. */
-function admitRequests(server: Server, edge: Edge, context: EdgeContext, depth: number): void {
+function admitRequests(
+  server: Server,
+  edge: Edge,
+  context: EdgeContext,
+  { depth, identify }: { depth: number; identify: boolean },
+): void {
   const handlers = server.listeners('request') as Handler[];
   server.removeAllListeners('request');
   const done = function (this: ObservedResponse): void {
@@ -158,7 +167,7 @@ function admitRequests(server: Server, edge: Edge, context: EdgeContext, depth: 
     }
     requestArrived(request);
     (response as ObservedResponse)[ARRIVED] = performance.now();
-    identifyRequest(request, response);
+    if (identify) identifyRequest(request, response);
     response.once('close', done);
     if (edge.draining) {
       response.setHeader('Connection', 'close');

@@ -6,7 +6,7 @@ import { Server as NetServer, type Socket } from 'node:net';
  * else: Node has no public API for what the edge needs (a lingering close, a parser fed in slices,
  * its own answer to a request without Host), so the edge reaches into what Node keeps. Checked on
  * Node 24.21.0 (lib/_http_server.js, lib/_http_outgoing.js, lib/net.js), Express 5.3.0 and its
- * router 2.x, Nest 12.5.1 (which adds none). internals.spec.ts checks each one on a real server,
+ * router 2.x, Nest 12.5.1 (one, for the bench's variants alone: nestGlobalEnhancers). internals.spec.ts checks each one on a real server,
  * socket and Express application, and names the property that moved.
  */
 export const CHECKED_ON = { node: '24.21.0', express: '5.3.0', nest: '12.5.1' } as const;
@@ -91,3 +91,29 @@ export function trustProxyTest(express: {
 /** Whether an Express route takes every method (`route.all()` sets `methods._all`). */
 export const takesEveryMethod = (methods: Partial<Record<string, boolean>>): boolean =>
   methods._all === true;
+
+/** The global guards and pipes of a Nest application (its ApplicationConfig, `app.config`). */
+interface GlobalEnhancers {
+  guards: unknown[];
+  pipes: unknown[];
+}
+
+/**
+ * The lists Nest keeps of an application's global guards and pipes (APP_GUARD and APP_PIPE
+ * providers included), read when app.init() sets up the routes. Only the bench's variants change
+ * them (src/additions.ts).
+ */
+export function nestGlobalEnhancers(app: object): GlobalEnhancers {
+  const config = (app as { config?: { getGlobalGuards?: unknown; getGlobalPipes?: unknown } })
+    .config;
+  if (
+    typeof config?.getGlobalGuards !== 'function' ||
+    typeof config.getGlobalPipes !== 'function'
+  ) {
+    throw new Error(`A Nest application has no \`config\` (checked on Nest ${CHECKED_ON.nest})`);
+  }
+  return {
+    guards: (config.getGlobalGuards as () => unknown[]).call(config),
+    pipes: (config.getGlobalPipes as () => unknown[]).call(config),
+  };
+}

@@ -1,0 +1,121 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ADDITIONS, type Addition } from '../src/additions';
+import * as c from './common';
+import { type LoadSummary, runLoad, stopLoad, unexpectedAnswers } from './load';
+import { fixed, machine, median } from './report';
+import { tailOf } from './tail';
+import { runWrk, WRK } from './wrk';
+
+/**
+ * `npm run bench:ablation` (bench/README.md, "Where the time goes"): the service, the service
+ * without each of its additions (bench/variant.ts), and the bare Nest route, loaded in alternating
+ * rounds by wrk (autocannon without it). An addition's cost is the server CPU time per request it
+ * adds: the whole service's, less the same without it (medians over the rounds). Then the tail's evidence of the
+ * service and the bare route (tail.ts). Prints both tables and writes them to bench/.out/.
+ */
+const ROUNDS = c.envNumber('BENCH_ROUNDS', 6);
+const SECONDS = c.envNumber('BENCH_DURATION', 4);
+const WARMUP = c.envNumber('BENCH_WARMUP', 1);
+const CONNECTIONS = c.envNumber('BENCH_CONNECTIONS', 50);
+const ENV = { ...c.SERVER_ENV, RATE_LIMIT_PER_DAY: '1000000000' };
+
+interface Variant {
+  label: string;
+  command: string[];
+  without?: readonly Addition[];
+  server?: c.Server;
+  runs: LoadSummary[];
+  problem?: string;
+}
+
+const variant = (label: string, without: readonly Addition[]): Variant => ({
+  label,
+  without,
+  command: [process.execPath, c.benchJs('variant'), ...without],
+  runs: [],
+});
+const VARIANTS: Variant[] = [
+  variant('the whole service', []),
+  ...ADDITIONS.map((addition) => variant(`without ${addition}`, [addition])),
+  variant('without any of them', ADDITIONS),
+  { label: 'the bare Nest route', command: [process.execPath, c.benchJs('bare-nest')], runs: [] },
+];
+
+const started = Date.now();
+const log = (line: string) =>
+  console.log(`[ablation ${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`);
+const urlOf = (v: Variant) => `http://127.0.0.1:${v.server?.port ?? 0}${c.ROUTE}`;
+const loadOf = (v: Variant, seconds: number) =>
+  (WRK ? runWrk : runLoad)({
+    url: urlOf(v),
+    body: JSON.stringify(c.README_BODY),
+    connections: CONNECTIONS,
+    seconds,
+  });
+
+/** One round: each variant in turn, starting one further along each round (no fixed order). */
+async function round(n: number): Promise<void> {
+  const order = [...VARIANTS.slice(n % VARIANTS.length), ...VARIANTS.slice(0, n % VARIANTS.length)];
+  for (const v of order.filter((x) => !x.problem)) {
+    v.problem ??= unexpectedAnswers(await loadOf(v, n === 1 ? 3 * WARMUP : WARMUP), 200);
+    const pid = v.server?.process.pid ?? -1;
+    const cpu = c.cpuSeconds(pid);
+    const summary = await loadOf(v, SECONDS);
+    summary.serverCpu = (c.cpuSeconds(pid) - cpu) / summary.total;
+    v.problem ??= unexpectedAnswers(summary, 200);
+    v.runs.push(summary);
+    const us = fixed(summary.serverCpu * 1e6, 0);
+    log(
+      `round ${n}/${ROUNDS} ${v.label}: ${Math.round(summary.requestsPerSecond)} req/s, ${us} µs CPU`,
+    );
+  }
+}
+
+/**
+ * The server's CPU time per request (median over the rounds): what the host's other work cannot
+ * inflate as much as it does wall time (a round the server waited for the core costs no CPU time).
+ */
+const usPerRequest = (v: Variant) =>
+  v.problem ? NaN : median(v.runs.map((s) => (s.serverCpu ?? NaN) * 1e6));
+
+/** The table: each variant's req/s, p99, server µs per request, and what its addition costs. */
+function table(): string {
+  const [whole, bare] = [usPerRequest(VARIANTS[0]), usPerRequest(VARIANTS.at(-1)!)];
+  const lines = VARIANTS.map((v) => {
+    const rps = median(v.runs.map((s) => s.requestsPerSecond));
+    const p99 = median(v.runs.map((s) => s.p99Ms));
+    const rounds = v.runs.map((s) => Math.round(s.requestsPerSecond)).join(' · ');
+    const cost = v.without?.length ? fixed(whole - usPerRequest(v), 1) : '';
+    const cells = [v.label, Math.round(rps), fixed(p99, 1), fixed(usPerRequest(v), 1), cost];
+    return `| ${[...cells, v.problem ?? rounds].join(' | ')} |`;
+  });
+  return [
+    `${machine()}; ${WRK ? 'wrk' : 'autocannon'} -c${CONNECTIONS}, ${ROUNDS} rounds × ${SECONDS} s`,
+    `The service's gap to the bare Nest route: ${fixed(whole - bare, 1)} µs per request.`,
+    '',
+    '| variant | req/s | p99 ms | CPU µs/request | cost of the addition (µs) | rounds (req/s) |',
+    '|---|--:|--:|--:|--:|---|',
+    ...lines,
+  ].join('\n');
+}
+
+c.runMain(async () => {
+  log(`${machine()}; ${WRK ? 'wrk' : 'autocannon (wrk not on PATH)'}`);
+  for (const v of VARIANTS) {
+    v.server = await c.startServer(`ablation-${VARIANTS.indexOf(v)}`, v.command, ENV);
+    v.problem = await c.checkAnswer(urlOf(v), c.README_BODY, 200, 0);
+    if (v.problem) log(`${v.label}: left out, ${v.problem}`);
+  }
+  for (let n = 1; n <= ROUNDS; n++) await round(n);
+  for (const v of VARIANTS) await v.server?.process.stop(5_000);
+  const costs = table();
+  console.log(`\n${costs}\n`);
+  const tail = await tailOf([VARIANTS[0], VARIANTS.at(-1)!], ENV, log);
+  console.log(`\n${tail}\n`);
+  stopLoad();
+  mkdirSync(c.OUT_DIR, { recursive: true });
+  const file = join(c.OUT_DIR, 'ablation.md');
+  writeFileSync(file, `${costs}\n\n${tail}\n`);
+  log(`written to ${file}`);
+});
