@@ -33,6 +33,13 @@ class FreeController {
   free(): { free: true } {
     return { free: true };
   }
+
+  /** Counted after all: the handler's own metadata overrides its controller's. */
+  @SkipThrottle({ default: false })
+  @Get('counted')
+  counted(): { counted: true } {
+    return { counted: true };
+  }
 }
 
 /** A module a team adds: its routes share the API's daily budget and error body. */
@@ -55,6 +62,23 @@ class ThrottledController {
   @Throttle({ default: { limit: 5, ttl: 60_000 } })
   @Get()
   burst(): { ok: true } {
+    return { ok: true };
+  }
+
+  /** The daily limit itself, but its own tracker: not honoured either. */
+  @Throttle({ default: { limit: 100, ttl: DAY_MS, getTracker: () => 'everyone' } })
+  @Get('tracked')
+  tracked(): { ok: true } {
+    return { ok: true };
+  }
+}
+
+/** A whole controller with a limit of its own. */
+@Throttle({ default: { limit: 5, ttl: 60_000 } })
+@Controller('api/extension/throttled-class')
+class ThrottledClassController {
+  @Get()
+  each(): { ok: true } {
     return { ok: true };
   }
 }
@@ -205,6 +229,12 @@ describe('the daily limit (e2e, through AppModule)', () => {
       expect((await depreciate(port)).headers['x-ratelimit-remaining']).toBe('99');
     });
 
+    it('counts a handler that overrides its controller with @SkipThrottle({ default: false })', async () => {
+      const counted = await send({ port, path: '/api/extension/free/counted' });
+      expect(counted.json).toEqual({ counted: true });
+      expect(counted.headers['x-ratelimit-remaining']).toBe('99');
+    });
+
     describe('once a client is over its limit', () => {
       /** Everything but what differs between two answers anyway: the date and the request id. */
       const comparable = ({ date: _date, 'x-request-id': _id, ...rest }: IncomingHttpHeaders) =>
@@ -305,20 +335,27 @@ describe('the daily limit (e2e, through AppModule)', () => {
   });
 
   describe('what the guard does not honour, refused loudly', () => {
-    it('answers 500 on a handler with @Throttle(), logging an error that names the handler', async () => {
+    it.each([
+      ['/api/extension/throttled', 'ThrottledController.burst'],
+      ['/api/extension/throttled/tracked', 'ThrottledController.tracked'],
+      ['/api/extension/throttled-class', 'ThrottledClassController.each'],
+    ])('answers 500 on %s (@Throttle()), logging an error that names %s', async (path, handler) => {
       const { logger, lines } = recordingAppLogger('error');
       ({ app } = await listenTestApp({
-        extra: { controllers: [ThrottledController] },
+        extra: { controllers: [ThrottledController, ThrottledClassController] },
         override: (builder) => builder.overrideProvider(AppLogger).useValue(logger),
       }));
-      await request(app.getHttpServer())
-        .get('/api/extension/throttled')
-        .expect(500, INTERNAL_ERROR);
-      const logged = lines();
-      expect(logged.map((line) => line.msg)).toContain(
-        '@Throttle() on ThrottledController.burst is not supported: the daily limit is one budget ' +
-          'per client per UTC day across the API (RATE_LIMIT_PER_DAY). Remove it, or use ' +
-          '@SkipThrottle() to exempt the route.',
+      for (let i = 0; i < 2; i++)
+        await request(app.getHttpServer()).get(path).expect(500, INTERNAL_ERROR);
+      const logged = lines()
+        .map((line) => line.msg)
+        .filter((msg) => msg !== 'request failed');
+      expect(logged).toEqual(
+        Array(2).fill(
+          `@Throttle() on ${handler} is not supported: the daily limit is one budget ` +
+            'per client per UTC day across the API (RATE_LIMIT_PER_DAY). Remove it, or use ' +
+            '@SkipThrottle() to exempt the route.',
+        ),
       );
     });
 

@@ -5,7 +5,7 @@ import {
   InjectThrottlerStorage,
   ThrottlerGuard,
   type ThrottlerModuleOptions,
-  type ThrottlerRequest,
+  type ThrottlerOptions,
   type ThrottlerStorage,
 } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
@@ -23,14 +23,40 @@ const UNSUPPORTED_OPTIONS = [
 ] as const;
 
 /**
- * The throttler guard of the daily limit. It keeps @nestjs/throttler's own `canActivate`, so
- * `@SkipThrottle()` frees a route or controller as teams expect, and replaces only `handleRequest`,
- * the extension point that counts: the DailyLimitPolicy counts, writes the headers and refuses.
+ * The metadata keys @nestjs/throttler's decorators write (its throttler.constants, which the
+ * package does not export), followed by the throttler's name. `@SkipThrottle()` writes SKIP;
+ * `@Throttle()` writes the other five, each of which this guard refuses.
+ */
+const SKIP = 'THROTTLER:SKIP';
+const THROTTLE = [
+  'THROTTLER:LIMIT',
+  'THROTTLER:TTL',
+  'THROTTLER:BLOCK_DURATION',
+  'THROTTLER:TRACKER',
+  'THROTTLER:KEY_GENERATOR',
+];
+
+/** What a handler's metadata decides, once: counted, skipped, or refused (`@Throttle()`). */
+type Decision = 'count' | 'skip' | Error;
+
+/** The answer of every admitted request the store counted at once: one promise, made once. */
+const ADMITTED = Promise.resolve(true);
+
+/**
+ * The throttler guard of the daily limit. Its `canActivate` honours what @nestjs/throttler's own
+ * does for the one daily throttler: `@SkipThrottle()` on a route or controller frees it, and
+ * the module's `getTracker` and `generateKey` make the key; the DailyLimitPolicy then counts,
+ * writes the headers and refuses. It reads a handler's metadata once, not on every request, and
+ * makes no promise of its own while the store answers at once (the in-memory store).
  * What it cannot honour is refused loudly: unsupported module options at start-up, and
- * `@Throttle()` on a handler (another limit or window) with an error naming the handler.
+ * `@Throttle()` on a handler or controller (another limit, window, tracker or key) with an error
+ * naming the handler.
  */
 @Injectable()
 export class DailyLimitGuard extends ThrottlerGuard {
+  private readonly decisions = new Map<object, Map<object, Decision>>();
+  private daily!: ThrottlerOptions & { name: string };
+
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
     @InjectThrottlerStorage() storage: ThrottlerStorage,
@@ -57,15 +83,49 @@ export class DailyLimitGuard extends ThrottlerGuard {
         `DailyLimitGuard does not support the throttler option(s) ${given.join(', ')}`,
       );
     }
+    this.daily = { ...daily, name: daily.name ?? 'default' };
   }
 
-  protected override async handleRequest(request: ThrottlerRequest): Promise<boolean> {
-    const { context, limit, ttl, throttler, getTracker, generateKey } = request;
-    if (limit !== this.policy.limit || ttl !== DAY_MS) throw unsupportedThrottle(context);
+  override canActivate(context: ExecutionContext): Promise<boolean> {
+    const decision = this.decisionFor(context);
+    if (decision === 'skip') return ADMITTED;
+    if (decision instanceof Error) throw decision;
+    const { req } = this.getRequestResponse(context);
+    const getTracker = this.daily.getTracker ?? this.commonOptions.getTracker!;
+    const tracker = getTracker(req, context);
+    if (typeof tracker !== 'string') return tracker.then((key) => this.admit(context, key));
+    return this.admit(context, tracker);
+  }
+
+  private admit(context: ExecutionContext, tracker: string): Promise<boolean> {
     const { req, res } = this.getRequestResponse(context);
-    const key = generateKey(context, await getTracker(req, context), throttler.name ?? 'default');
-    await this.policy.admit(req as Request, res as Response, key);
-    return true;
+    const generateKey = this.daily.generateKey ?? this.commonOptions.generateKey!;
+    const key = generateKey(context, tracker, this.daily.name);
+    const admitted = this.policy.admit(req as Request, res as Response, key);
+    return admitted === undefined ? ADMITTED : admitted.then(() => true);
+  }
+
+  /** The decision for the context's handler and class, read from their metadata the first time. */
+  private decisionFor(context: ExecutionContext): Decision {
+    const [handler, type] = [context.getHandler(), context.getClass()];
+    let byClass = this.decisions.get(handler);
+    if (byClass === undefined) {
+      byClass = new Map<object, Decision>();
+      this.decisions.set(handler, byClass);
+    }
+    let decision = byClass.get(type);
+    if (decision === undefined) byClass.set(type, (decision = this.decide(context)));
+    return decision;
+  }
+
+  private decide(context: ExecutionContext): Decision {
+    const targets = [context.getHandler(), context.getClass()];
+    const name = this.daily.name;
+    const throttled = THROTTLE.some(
+      (key) => this.reflector.getAllAndOverride<unknown>(key + name, targets) !== undefined,
+    );
+    if (throttled) return unsupportedThrottle(context);
+    return this.reflector.getAllAndOverride<boolean>(SKIP + name, targets) ? 'skip' : 'count';
   }
 }
 

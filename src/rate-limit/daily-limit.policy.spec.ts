@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { SettableClock } from '../testing/settable-clock';
 import { Environment } from '../config/environment';
 import { DailyLimitPolicy } from './daily-limit.policy';
+import type { DailyLimitStorage } from './daily-limit.storage';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 
 const clock = new SettableClock('2026-11-21T12:00:00.000Z');
@@ -41,8 +42,8 @@ describe('DailyLimitPolicy', () => {
   /** The guard's part: counts the request; what it threw, and the headers it wrote. */
   const admit = async (request: Request) => {
     const { headers, asExpress } = fakeResponse();
-    const thrown = await policy
-      .admit(request, asExpress, policy.key(request))
+    const thrown = await Promise.resolve()
+      .then(() => policy.admit(request, asExpress, policy.key(request)))
       .catch((e: unknown) => e);
     return { thrown, headers };
   };
@@ -117,10 +118,29 @@ describe('DailyLimitPolicy', () => {
     await admit(withParameter);
     await admit(withParameter);
     const { asExpress } = fakeResponse();
-    await policy.admit(routed(), asExpress, 'tenant-42').catch(() => undefined);
-    await policy.admit(routed(), asExpress, 'tenant-42').catch(() => undefined);
+    const tenant = () =>
+      Promise.resolve().then(() => policy.admit(routed(), asExpress, 'tenant-42'));
+    await tenant().catch(() => undefined);
+    await tenant().catch(() => undefined);
     expect(early(requestTo('GET', '/api/items/7')).passed).toBe(true);
     expect(early(requestTo('POST', '/api/depreciate')).passed).toBe(true);
+  });
+
+  it('counts synchronously with a store that answers at once, and refuses by throwing', () => {
+    const { headers, asExpress } = fakeResponse();
+    expect(policy.admit(routed(), asExpress, 'k')).toBeUndefined();
+    expect(headers['x-ratelimit-remaining']).toBe(0);
+    expect(() => policy.admit(routed(), asExpress, 'k')).toThrow(policy.refusal);
+  });
+
+  it('waits for a store that answers with a promise', async () => {
+    const record = storage.hit('k', 1);
+    jest.spyOn(storage as DailyLimitStorage, 'hit').mockReturnValue(Promise.resolve(record));
+    const { headers, asExpress } = fakeResponse();
+    const admitted = policy.admit(routed(), asExpress, 'k');
+    expect(admitted).toBeInstanceOf(Promise);
+    await admitted;
+    expect(headers['x-ratelimit-remaining']).toBe(0);
   });
 
   it('leaves the request to the guard when the store fails', async () => {

@@ -52,13 +52,26 @@ export class DailyLimitPolicy {
 
   /**
    * Counts `request` as `key`, writes the rate-limit headers, and throws the refusal when the
-   * client is over its limit (remembering the route for the early refusal).
+   * client is over its limit (remembering the route for the early refusal). Synchronous when the
+   * store answers at once; a promise when it asks a server.
    */
-  async admit(request: Request, response: ServerResponse, key: string): Promise<void> {
+  admit(request: Request, response: ServerResponse, key: string): void | Promise<void> {
     // Answered by the edge meanwhile (its body broke off): not counted, as any request the HTTP
     // layer refuses.
     if (response.writableEnded) return;
-    const record = await this.storage.hit(key, this.limit);
+    const record = this.storage.hit(key, this.limit);
+    if (record instanceof Promise) {
+      return record.then((counted) => this.answer(request, response, key, counted));
+    }
+    this.answer(request, response, key, record);
+  }
+
+  private answer(
+    request: Request,
+    response: ServerResponse,
+    key: string,
+    record: DailyLimitRecord,
+  ): void {
     setRateLimitHeaders(response, this.limit, record);
     if (!record.isBlocked) return;
     const route = request.route as { path?: unknown } | undefined;
