@@ -1,5 +1,41 @@
-import type { Logger } from 'pino';
-import type { AnswerObserver } from '../edge/answer-record';
+import { type Logger, symbols } from 'pino';
+import type { AnswerObserver, AnswerRecord } from '../edge/answer-record';
+
+type Level = 'info' | 'warn' | 'error';
+
+/**
+ * Writes a line exactly as `logger[level](fields, msg)` would, from the fields already written as
+ * JSON: pino's own level prefix, time and bindings (pid, hostname), read once from the logger
+ * (`pino.symbols`), then the fields and the message, with no object built per line.
+ * request-log.spec.ts holds it byte for byte to pino's own line.
+ */
+function lineWriter(logger: Logger) {
+  const own = logger as unknown as Record<symbol, unknown>;
+  const prefixes = own[symbols.lsCacheSym] as Record<number, string>;
+  const time = own[symbols.timeSym] as () => string;
+  const bindings = own[symbols.chindingsSym] as string;
+  const stream = own[symbols.streamSym] as { write(line: string): unknown };
+  const prefix = (level: Level) => prefixes[logger.levels.values[level]];
+  if (typeof time !== 'function' || typeof bindings !== 'string' || prefix('info') === undefined) {
+    throw new Error('pino keeps no level prefix, time or bindings where request-log.ts reads them');
+  }
+  return (level: Level, fields: string, msg: string) =>
+    void stream.write(`${prefix(level)}${time()}${bindings},${fields},"msg":"${msg}"}\n`);
+}
+
+/** A string as JSON, or nothing (pino leaves out a field whose value is undefined). */
+const field = (name: string, value: string | undefined, comma = ',') =>
+  value === undefined ? '' : `${comma}"${name}":${JSON.stringify(value)}`;
+
+/** `"reqId":…,"req":{…},"res":{…},"responseTime":…`, as pino serializes the line's fields. */
+function fieldsOf(answer: AnswerRecord): string {
+  const id = field('reqId', answer.requestId, '');
+  const req =
+    `"req":{"method":${JSON.stringify(answer.method)},"path":${JSON.stringify(answer.path)}` +
+    `${field('remoteAddress', answer.remoteAddress)}}`;
+  const rest = `"res":{"statusCode":${answer.status}},"responseTime":${Math.round(answer.elapsedMs)}`;
+  return `${id}${id ? ',' : ''}${req},${rest}`;
+}
 
 /**
  * One line per answer, answers made at the edge (413, 408, a 503 over the connection cap, an
@@ -11,17 +47,12 @@ import type { AnswerObserver } from '../edge/answer-record';
  * No header, no body, no query string is logged.
  */
 export function requestLog(logger: Logger): AnswerObserver {
+  const write = lineWriter(logger);
   return (answer) => {
     const level = levelOf(answer.status);
     if (!logger.isLevelEnabled(level)) return;
-    const line = {
-      reqId: answer.requestId,
-      req: { method: answer.method, path: answer.path, remoteAddress: answer.remoteAddress },
-      res: { statusCode: answer.status },
-      responseTime: Math.round(answer.elapsedMs),
-    };
     const done = answer.completed ? 'request completed' : 'request aborted';
-    logger[level](line, level === 'error' ? 'request failed' : done);
+    write(level, fieldsOf(answer), level === 'error' ? 'request failed' : done);
   };
 }
 
@@ -31,5 +62,5 @@ export function requestLog(logger: Logger): AnswerObserver {
  * to be paged for; and for a 505, the client's own fault (an HTTP version the service does not
  * take), which any client can send at will and must not page anyone.
  */
-const levelOf = (status: number | null): 'info' | 'warn' | 'error' =>
+const levelOf = (status: number | null): Level =>
   status === null || status < 500 || status === 505 ? 'info' : status === 503 ? 'warn' : 'error';
