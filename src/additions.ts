@@ -13,7 +13,7 @@ import { DailyLimitGuard } from './rate-limit/daily-limit.guard';
  * (bench/README.md, "Where the time goes"); main.ts and the tests leave nothing out.
  * - `edge`: the whole edge (installEdge), which includes the next four;
  * - `parser-slices`, `request-id`, `request-log`, `metrics`: parts of the edge;
- * - `early-refusal`, `security-headers`, `cors`: the Express middlewares;
+ * - `early-refusal`, `response-headers` (security and CORS): the Express middlewares;
  * - `json-body`: the service's body reader, replaced by Nest's default JSON parser;
  * - `daily-limit`: the global guard (counting and the rate-limit headers);
  * - `content-type-guard`, `validation-pipe`: the route's guard and the global pipe.
@@ -25,8 +25,7 @@ export const ADDITIONS = [
   'request-log',
   'metrics',
   'early-refusal',
-  'security-headers',
-  'cors',
+  'response-headers',
   'json-body',
   'daily-limit',
   'content-type-guard',

@@ -12,12 +12,8 @@ import { stdoutWritten } from './logging/stdout-log';
 import { MetricsServer } from './metrics/metrics.server';
 import { MetricsService } from './metrics/metrics.service';
 import { DailyLimitPolicy } from './rate-limit/daily-limit.policy';
-import { CORS_ANSWER_HEADERS, CORS_OPTIONS } from './security/cors.options';
-import {
-  docsContentSecurityPolicy,
-  JSON_SECURITY_HEADERS,
-  securityHeaders,
-} from './security/security-headers';
+import { CORS_ANSWER_HEADERS } from './security/cors.options';
+import { JSON_SECURITY_HEADERS, responseHeaders } from './security/security-headers';
 import { DOCS_PATH, setupSwagger } from './swagger';
 
 type Config = ConfigService<Environment, true>;
@@ -108,11 +104,7 @@ export function configureApp(
   if (!without.has('edge')) putBehindEdge(app, config, setup);
   // First: its 429 gets the CORS and security headers from the edge's writer, like every refusal.
   if (!without.has('early-refusal')) app.use(app.get(DailyLimitPolicy).refuseEarly);
-  if (!without.has('security-headers')) {
-    app.use(securityHeaders(DOCS_PATH));
-    app.use(`/${DOCS_PATH}`, docsContentSecurityPolicy());
-  }
-  if (!without.has('cors')) app.enableCors(CORS_OPTIONS);
+  if (!without.has('response-headers')) app.use(responseHeaders(DOCS_PATH));
   if (without.has('json-body')) app.useBodyParser('json', { limit: BODY_LIMIT_BYTES });
   else app.use(readJsonBody(BODY_LIMIT_BYTES));
   setupSwagger(app, app.get(DailyLimitPolicy).limit);

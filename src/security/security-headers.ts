@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet, { contentSecurityPolicy } from 'helmet';
 import { pathOf } from '../edge/answer-record';
 import { ASSETS_PATH, PAGE_PATH } from '../page/page.controller';
+import { CORS_ANSWER_HEADERS, CORS_PREFLIGHT_HEADERS } from './cors.options';
 
 type Middleware = (
   request: IncomingMessage,
@@ -45,20 +46,46 @@ const isDocumentPath = (path: string, docsPath: string): boolean =>
   path === `/${docsPath}` ||
   path.startsWith(`/${docsPath}/`);
 
+/** Whether Express would run a middleware mounted at `/${docsPath}` for `path` (case-insensitive). */
+const underDocs = (path: string, docsPath: string): boolean => {
+  const lower = path.toLowerCase();
+  return lower === `/${docsPath}` || lower.startsWith(`/${docsPath}/`);
+};
+
+const setAll = (response: ServerResponse, headers: ReadonlyArray<readonly [string, string]>) => {
+  for (const [name, value] of headers) response.setHeader(name, value);
+};
+
 /**
- * The security headers of every answer: helmet's whole set with the CSP above on the page, its
- * assets and the docs; the short JSON set on everything else (the API, its errors, health, metrics,
- * the OpenAPI document).
+ * The security and CORS headers of every answer, in one middleware, the fixed ones made once:
+ * - security: helmet's whole set with the CSP above on the page, its assets and the docs; the
+ *   short JSON set on everything else (the API, its errors, health, metrics, the OpenAPI
+ *   document); under the docs path, Swagger UI's CSP in place of either;
+ * - CORS: the answer headers on every answer; a preflight (any `OPTIONS`) is answered here, 204
+ *   with the preflight headers, before routing, so it is never counted.
  */
-export function securityHeaders(docsPath: string): Middleware {
+export function responseHeaders(docsPath: string): Middleware {
   const forDocuments = helmet({ contentSecurityPolicy: { directives: DIRECTIVES } });
+  const forDocs = docsContentSecurityPolicy();
   return (request, response, next) => {
-    if (isDocumentPath(pathOf(request.url ?? '/'), docsPath)) {
-      forDocuments(request, response, next);
-      return;
-    }
-    for (const [name, value] of JSON_SECURITY_HEADERS) response.setHeader(name, value);
-    next();
+    const cors = (error?: unknown): void => {
+      if (error !== undefined) return next(error);
+      if (request.method !== 'OPTIONS') {
+        setAll(response, CORS_ANSWER_HEADERS);
+        return next();
+      }
+      setAll(response, CORS_PREFLIGHT_HEADERS);
+      response.statusCode = 204;
+      response.end();
+    };
+    const path = pathOf(request.url ?? '/');
+    const docs = (error?: unknown): void =>
+      error === undefined && underDocs(path, docsPath)
+        ? forDocs(request, response, cors)
+        : cors(error);
+    if (isDocumentPath(path, docsPath)) return forDocuments(request, response, docs);
+    setAll(response, JSON_SECURITY_HEADERS);
+    docs();
   };
 }
 
@@ -67,7 +94,7 @@ export function securityHeaders(docsPath: string): Middleware {
  * has inline `<style>` blocks and `style` attributes, and its stylesheet draws icons from data:
  * URLs. Scripts stay same-origin only (its init script is a file).
  */
-export const docsContentSecurityPolicy = (): Middleware =>
+const docsContentSecurityPolicy = (): Middleware =>
   contentSecurityPolicy({
     directives: {
       ...DIRECTIVES,
