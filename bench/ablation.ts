@@ -2,17 +2,16 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADDITIONS, type Addition } from '../src/additions';
 import * as c from './common';
-import { type LoadSummary, runLoad, stopLoad, unexpectedAnswers } from './load';
+import { type LoadSummary, stopLoad, unexpectedAnswers } from './load';
 import { fixed, machine, median } from './report';
 import { tailOf } from './tail';
 import { runWrk, WRK } from './wrk';
 
 /**
  * `npm run bench:ablation` (bench/README.md, "Where the time goes"): the service, the service
- * without each of its additions (bench/variant.ts), and the bare Nest route, loaded in alternating
- * rounds by wrk (autocannon without it). An addition's cost is the server CPU time per request it
- * adds: the whole service's, less the same without it, paired within each round (round()) and
- * the median taken over the rounds. Then the tail's evidence of the
+ * without each of its additions (bench/variant.ts), and the bare Nest route, each loaded by wrk
+ * at the same time as the whole service (round()). An addition's cost is the server CPU time per
+ * request it adds: the whole service's, less the same without it, the median over the rounds. Then the tail's evidence of the
  * service and the bare route (tail.ts). Prints both tables and writes them to bench/.out/.
  */
 const ROUNDS = c.envNumber('BENCH_ROUNDS', 5);
@@ -56,45 +55,41 @@ const log = (line: string) =>
   console.log(`[ablation ${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`);
 const urlOf = (v: Variant) => `http://127.0.0.1:${v.server?.port ?? 0}${c.ROUTE}`;
 const loadOf = (v: Variant, seconds: number) =>
-  (WRK ? runWrk : runLoad)({
+  runWrk({
     url: urlOf(v),
     body: JSON.stringify(c.README_BODY),
     connections: CONNECTIONS,
     seconds,
   });
 
-/** One measured load of `v`, after its warm-up: the server's CPU time per request with it. */
-async function measure(v: Variant, n: number): Promise<number> {
-  v.problem ??= unexpectedAnswers(await loadOf(v, n === 1 ? 3 * WARMUP : WARMUP), 200);
+/** A load of `v` for `seconds`, with the server's CPU time per request over it. */
+async function loadWithCpu(v: Variant, seconds: number): Promise<LoadSummary> {
   const pid = v.server?.process.pid ?? -1;
   const cpu = c.cpuSeconds(pid);
-  const summary = await loadOf(v, SECONDS);
+  const summary = await loadOf(v, seconds);
   summary.serverCpu = (c.cpuSeconds(pid) - cpu) / summary.total;
   v.problem ??= unexpectedAnswers(summary, 200);
-  v.runs.push(summary);
-  const figures = `${Math.round(summary.requestsPerSecond)} req/s, ${fixed(summary.serverCpu * 1e6, 0)} µs`;
-  log(`round ${n}/${ROUNDS} ${v.label}: ${figures}`);
-  return summary.serverCpu * 1e6;
+  return summary;
 }
 
 /**
- * One round: the whole service, two others, the whole service again, and so on, the others in
- * another order each round. Each other's difference to the whole service is taken against the
- * whole service's two loads on either side of it, so the host's slow spells (seconds long on a
- * shared machine) fall on both sides of the difference.
+ * One round: each variant loaded at the same time as the whole service, both servers on the
+ * same core (the kernel shares it between them) and a wrk each on the load core. The two see the
+ * same host at the same instant, so its slow spells (seconds long on a shared machine, ±30 % of
+ * CPU time) fall on both sides of the difference: the whole service's CPU time per request, less
+ * the variant's.
  */
 async function round(n: number): Promise<void> {
   const [whole, ...others] = VARIANTS;
-  const shift = (n * 2) % others.length;
-  const order = [...others.slice(shift), ...others.slice(0, shift)];
-  let before = await measure(whole, n);
-  for (let i = 0; i < order.length; i += 2) {
-    const pair = order.slice(i, i + 2);
-    const costs: number[] = [];
-    for (const v of pair) costs.push(await measure(v, n));
-    const after = await measure(whole, n);
-    pair.forEach((v, k) => v.deltas.push((before + after) / 2 - costs[k]));
-    before = after;
+  for (const v of others.filter((x) => !x.problem)) {
+    const warmUp = n === 1 ? 3 * WARMUP : WARMUP;
+    await Promise.all([loadWithCpu(whole, warmUp), loadWithCpu(v, warmUp)]);
+    const [w, o] = await Promise.all([loadWithCpu(whole, SECONDS), loadWithCpu(v, SECONDS)]);
+    whole.runs.push(w);
+    v.runs.push(o);
+    v.deltas.push(((w.serverCpu ?? NaN) - (o.serverCpu ?? NaN)) * 1e6);
+    const us = (s: LoadSummary) => fixed((s.serverCpu ?? NaN) * 1e6, 0);
+    log(`round ${n}/${ROUNDS} ${v.label}: ${us(o)} µs a request, the whole service ${us(w)} µs`);
   }
 }
 
@@ -113,16 +108,17 @@ function table(): string {
     return `| ${[...cells, v.problem ?? rounds].join(' | ')} |`;
   });
   return [
-    `${machine()}; ${WRK ? 'wrk' : 'autocannon'} -c${CONNECTIONS}, ${ROUNDS} rounds × ${SECONDS} s`,
+    `${machine()}; wrk -c${CONNECTIONS} on each of two servers sharing a core, ${ROUNDS} rounds × ${SECONDS} s`,
     '',
-    '| variant | req/s | p99 ms | CPU µs/request | less than the whole service (µs/request) | each round |',
+    '| variant | req/s (sharing the core) | p99 ms | CPU µs/request | less than the whole service (µs/request) | each round |',
     '|---|--:|--:|--:|--:|---|',
     ...lines,
   ].join('\n');
 }
 
 c.runMain(async () => {
-  log(`${machine()}; ${WRK ? 'wrk' : 'autocannon (wrk not on PATH)'}`);
+  if (!WRK) throw new Error('The ablation loads two servers at once with wrk: apt-get install wrk');
+  log(machine());
   for (const v of VARIANTS) {
     v.server = await c.startServer(`ablation-${VARIANTS.indexOf(v)}`, v.command, ENV);
     v.problem = await c.checkAnswer(urlOf(v), c.README_BODY, 200, 0);

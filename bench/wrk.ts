@@ -42,6 +42,8 @@ function summary(out: string): LoadSummary {
   };
 }
 
+let scripts = 0;
+
 /** One wrk run of `POST url` with `body` (its Lua script in bench/.out/). */
 export async function runWrk({
   url,
@@ -50,7 +52,8 @@ export async function runWrk({
   seconds,
 }: LoadOptions): Promise<LoadSummary> {
   mkdirSync(OUT_DIR, { recursive: true });
-  const script = join(OUT_DIR, 'wrk-post.lua');
+  // One script a run: two runs at once (the ablation) must not rewrite each other's.
+  const script = join(OUT_DIR, `wrk-post-${(scripts += 1)}.lua`);
   const headers = 'wrk.headers["Content-Type"] = "application/json"';
   writeFileSync(script, `wrk.method = "POST"\n${headers}\nwrk.body = [==[${body}]==]\n`);
   const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url];
