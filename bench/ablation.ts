@@ -9,14 +9,14 @@ import { runWrk, WRK } from './wrk';
 
 /**
  * `npm run bench:ablation` (bench/README.md, "Where the time goes"): the service, the service
- * without each of its additions (bench/variant.ts), and the bare Nest route, each loaded by wrk
- * at the same time as the whole service (round()). An addition's cost is the server CPU time per
- * request it adds: the whole service's, less the same without it, the median over the rounds. Then the tail's evidence of the
+ * without each of its additions (bench/variant.ts), and the bare Nest route, loaded by wrk in
+ * turn, round after round. An addition's cost is the server CPU time per request it adds: the
+ * whole service's, less the same without it, each the median over the rounds. Then the tail's evidence of the
  * service and the bare route (tail.ts). Prints both tables and writes them to bench/.out/.
  */
-const ROUNDS = c.envNumber('BENCH_ROUNDS', 5);
+const ROUNDS = c.envNumber('BENCH_ROUNDS', 8);
 const SECONDS = c.envNumber('BENCH_DURATION', 3);
-const WARMUP = c.envNumber('BENCH_WARMUP', 1);
+const WARMUP = c.envNumber('BENCH_WARMUP', 2);
 const CONNECTIONS = c.envNumber('BENCH_CONNECTIONS', 50);
 const ENV = { ...c.SERVER_ENV, RATE_LIMIT_PER_DAY: '1000000000' };
 
@@ -26,8 +26,6 @@ interface Variant {
   without?: readonly Addition[];
   server?: c.Server;
   runs: LoadSummary[];
-  /** Per round: the whole service's CPU µs per request on either side of it, less this one's. */
-  deltas: number[];
   problem?: string;
 }
 
@@ -36,7 +34,6 @@ const variant = (label: string, without: readonly Addition[]): Variant => ({
   without,
   command: [process.execPath, c.benchJs('variant'), ...without],
   runs: [],
-  deltas: [],
 });
 const VARIANTS: Variant[] = [
   variant('the whole service', []),
@@ -46,7 +43,6 @@ const VARIANTS: Variant[] = [
     label: 'the bare Nest route',
     command: [process.execPath, c.benchJs('bare-nest')],
     runs: [],
-    deltas: [],
   },
 ];
 
@@ -73,23 +69,20 @@ async function loadWithCpu(v: Variant, seconds: number): Promise<LoadSummary> {
 }
 
 /**
- * One round: each variant loaded at the same time as the whole service, both servers on the
- * same core (the kernel shares it between them) and a wrk each on the load core. The two see the
- * same host at the same instant, so its slow spells (seconds long on a shared machine, ±30 % of
- * CPU time) fall on both sides of the difference: the whole service's CPU time per request, less
- * the variant's.
+ * One round: each variant in turn, starting further along each round. (Two servers loaded at once
+ * on one core were tried, to share the host's slow spells: a server that idles between batches
+ * pays more CPU time per request, so the lighter one looked as costly as the service.)
  */
 async function round(n: number): Promise<void> {
-  const [whole, ...others] = VARIANTS;
-  for (const v of others.filter((x) => !x.problem)) {
-    const warmUp = n === 1 ? 3 * WARMUP : WARMUP;
-    await Promise.all([loadWithCpu(whole, warmUp), loadWithCpu(v, warmUp)]);
-    const [w, o] = await Promise.all([loadWithCpu(whole, SECONDS), loadWithCpu(v, SECONDS)]);
-    whole.runs.push(w);
-    v.runs.push(o);
-    v.deltas.push(((w.serverCpu ?? NaN) - (o.serverCpu ?? NaN)) * 1e6);
-    const us = (s: LoadSummary) => fixed((s.serverCpu ?? NaN) * 1e6, 0);
-    log(`round ${n}/${ROUNDS} ${v.label}: ${us(o)} µs a request, the whole service ${us(w)} µs`);
+  const shift = n % VARIANTS.length;
+  const order = [...VARIANTS.slice(shift), ...VARIANTS.slice(0, shift)];
+  for (const v of order.filter((x) => !x.problem)) {
+    await loadWithCpu(v, n === 1 ? 3 * WARMUP : WARMUP);
+    const summary = await loadWithCpu(v, SECONDS);
+    v.runs.push(summary);
+    log(
+      `round ${n}/${ROUNDS} ${v.label}: ${fixed((summary.serverCpu ?? NaN) * 1e6, 0)} µs a request`,
+    );
   }
 }
 
@@ -102,22 +95,22 @@ function table(): string {
   const lines = VARIANTS.map((v) => {
     const rps = median(v.runs.map((s) => s.requestsPerSecond));
     const p99 = median(v.runs.map((s) => s.p99Ms));
-    const rounds = v.deltas.map((d) => fixed(d, 0)).join(' · ');
-    const cost = v.problem || v === VARIANTS[0] ? '' : fixed(median(v.deltas), 1);
+    const rounds = v.runs.map((r) => fixed((r.serverCpu ?? NaN) * 1e6, 0)).join(' · ');
+    const cost = v === VARIANTS[0] ? '' : fixed(usPerRequest(VARIANTS[0]) - usPerRequest(v), 1);
     const cells = [v.label, Math.round(rps), fixed(p99, 1), fixed(usPerRequest(v), 1), cost];
     return `| ${[...cells, v.problem ?? rounds].join(' | ')} |`;
   });
   return [
-    `${machine()}; wrk -c${CONNECTIONS} on each of two servers sharing a core, ${ROUNDS} rounds × ${SECONDS} s`,
+    `${machine()}; wrk -c${CONNECTIONS}, ${ROUNDS} rounds × ${SECONDS} s`,
     '',
-    '| variant | req/s (sharing the core) | p99 ms | CPU µs/request | less than the whole service (µs/request) | each round |',
+    '| variant | req/s | p99 ms | CPU µs/request | less than the whole service (µs/request) | each round (µs/request) |',
     '|---|--:|--:|--:|--:|---|',
     ...lines,
   ].join('\n');
 }
 
 c.runMain(async () => {
-  if (!WRK) throw new Error('The ablation loads two servers at once with wrk: apt-get install wrk');
+  if (!WRK) throw new Error('The ablation loads with wrk: apt-get install wrk');
   log(machine());
   for (const v of VARIANTS) {
     v.server = await c.startServer(`ablation-${VARIANTS.indexOf(v)}`, v.command, ENV);
