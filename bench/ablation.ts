@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADDITIONS, type Addition } from '../src/additions';
+import { waitFor } from '../src/testing/processes';
 import * as c from './common';
 import { type LoadSummary, stopLoad, unexpectedAnswers } from './load';
 import { fixed, machine, median } from './report';
@@ -20,20 +21,26 @@ const WARMUP = c.envNumber('BENCH_WARMUP', 2);
 const CONNECTIONS = c.envNumber('BENCH_CONNECTIONS', 50);
 const ENV = { ...c.SERVER_ENV, RATE_LIMIT_PER_DAY: '1000000000' };
 
+/** Every server has observe.js preloaded: its bytes allocated over each measured load. */
+const OBSERVED = ['--require', c.benchJs('observe')];
+
 interface Variant {
   label: string;
   command: string[];
   without?: readonly Addition[];
   server?: c.Server;
   runs: LoadSummary[];
+  /** Bytes the heap took per request, each measured load. */
+  allocated: number[];
   problem?: string;
 }
 
 const variant = (label: string, without: readonly Addition[]): Variant => ({
   label,
   without,
-  command: [process.execPath, c.benchJs('variant'), ...without],
+  command: [process.execPath, ...OBSERVED, c.benchJs('variant'), ...without],
   runs: [],
+  allocated: [],
 });
 const VARIANTS: Variant[] = [
   variant('the whole service', []),
@@ -41,8 +48,9 @@ const VARIANTS: Variant[] = [
   variant('without any of them', ADDITIONS),
   {
     label: 'the bare Nest route',
-    command: [process.execPath, c.benchJs('bare-nest')],
+    command: [process.execPath, ...OBSERVED, c.benchJs('bare-nest')],
     runs: [],
+    allocated: [],
   },
 ];
 
@@ -69,6 +77,27 @@ async function loadWithCpu(v: Variant, seconds: number): Promise<LoadSummary> {
 }
 
 /**
+ * Opens observe.js's window on `v`'s server; the function returned closes it and resolves with
+ * the bytes allocated meanwhile (the line it writes to the server's stderr).
+ */
+function observedOver(v: Variant): () => Promise<number> {
+  const child = v.server!.process;
+  const lines = () => child.stderr.split('\n').filter((line) => line.startsWith('observe ')).length;
+  const before = lines();
+  child.signal('SIGUSR2');
+  return async () => {
+    child.signal('SIGUSR2');
+    const written = () => Promise.resolve(lines() > before);
+    await waitFor(`${v.label}'s allocation`, written, 5_000, 10);
+    const last = child.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('observe '))
+      .at(-1)!;
+    return (JSON.parse(last.slice('observe '.length)) as { allocatedBytes: number }).allocatedBytes;
+  };
+}
+
+/**
  * One round: each variant in turn, starting further along each round. (Two servers loaded at once
  * on one core were tried, to share the host's slow spells: a server that idles between batches
  * pays more CPU time per request, so the lighter one looked as costly as the service.)
@@ -78,7 +107,9 @@ async function round(n: number): Promise<void> {
   const order = [...VARIANTS.slice(shift), ...VARIANTS.slice(0, shift)];
   for (const v of order.filter((x) => !x.problem)) {
     await loadWithCpu(v, n === 1 ? 3 * WARMUP : WARMUP);
+    const observed = observedOver(v);
     const summary = await loadWithCpu(v, SECONDS);
+    v.allocated.push((await observed()) / summary.total);
     v.runs.push(summary);
     log(
       `round ${n}/${ROUNDS} ${v.label}: ${fixed((summary.serverCpu ?? NaN) * 1e6, 0)} µs a request`,
@@ -97,14 +128,26 @@ function table(): string {
     const p99 = median(v.runs.map((s) => s.p99Ms));
     const rounds = v.runs.map((r) => fixed((r.serverCpu ?? NaN) * 1e6, 0)).join(' · ');
     const cost = v === VARIANTS[0] ? '' : fixed(usPerRequest(VARIANTS[0]) - usPerRequest(v), 1);
-    const cells = [v.label, Math.round(rps), fixed(p99, 1), fixed(usPerRequest(v), 1), cost];
+    const kib = (bytes: number) => fixed(bytes / 1024, 1);
+    const allocated = kib(median(v.allocated));
+    const allocates =
+      v === VARIANTS[0] ? '' : kib(median(VARIANTS[0].allocated) - median(v.allocated));
+    const cells = [
+      v.label,
+      Math.round(rps),
+      fixed(p99, 1),
+      fixed(usPerRequest(v), 1),
+      cost,
+      allocated,
+      allocates,
+    ];
     return `| ${[...cells, v.problem ?? rounds].join(' | ')} |`;
   });
   return [
     `${machine()}; wrk -c${CONNECTIONS}, ${ROUNDS} rounds × ${SECONDS} s`,
     '',
-    '| variant | req/s | p99 ms | CPU µs/request | less than the whole service (µs/request) | each round (µs/request) |',
-    '|---|--:|--:|--:|--:|---|',
+    '| variant | req/s | p99 ms | CPU µs/request | less than the whole service (µs/request) | KiB allocated/request | less than the whole service (KiB) | each round (µs/request) |',
+    '|---|--:|--:|--:|--:|--:|--:|---|',
     ...lines,
   ].join('\n');
 }
