@@ -32,6 +32,8 @@ interface Variant {
   runs: LoadSummary[];
   /** Bytes the heap took per request, each measured load. */
   allocated: number[];
+  /** Resident memory after its last load. */
+  rss?: number;
   problem?: string;
 }
 
@@ -111,6 +113,7 @@ async function round(n: number): Promise<void> {
     const summary = await loadWithCpu(v, SECONDS);
     v.allocated.push((await observed()) / summary.total);
     v.runs.push(summary);
+    v.rss = c.rssBytes(v.server?.process.pid ?? -1);
     log(
       `round ${n}/${ROUNDS} ${v.label}: ${fixed((summary.serverCpu ?? NaN) * 1e6, 0)} µs a request`,
     );
@@ -146,8 +149,8 @@ function table(): string {
   return [
     `${machine()}; wrk -c${CONNECTIONS}, ${ROUNDS} rounds × ${SECONDS} s`,
     '',
-    '| variant | req/s | p99 ms | CPU µs/request | less than the whole service (µs/request) | KiB allocated/request | less than the whole service (KiB) | each round (µs/request) |',
-    '|---|--:|--:|--:|--:|--:|--:|---|',
+    '| variant | req/s | p99 ms | CPU µs/request | less than the whole service (µs/request) | KiB allocated/request | less than the whole service (KiB) | RSS after, MiB | each round (µs/request) |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|---|',
     ...lines,
   ].join('\n');
 }
