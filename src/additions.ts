@@ -55,6 +55,7 @@ const removeInstancesOf = (list: unknown[], type: Type<unknown>): void => {
  * a bench variant is a process of its own.
  */
 export function leaveOutEnhancers(app: NestExpressApplication, without: ReadonlySet<Addition>) {
+  if (without.size === 0) return; // production: Nest's internals are not touched
   const enhancers = nestGlobalEnhancers(app);
   if (without.has('daily-limit')) removeInstancesOf(enhancers.guards, DailyLimitGuard);
   if (without.has('validation-pipe')) removeInstancesOf(enhancers.pipes, StrictValidationPipe);

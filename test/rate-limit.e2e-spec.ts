@@ -73,13 +73,19 @@ class ThrottledController {
   }
 }
 
-/** A whole controller with a limit of its own. */
+/** A whole controller with a limit of its own, but for a route it exempts. */
 @Throttle({ default: { limit: 5, ttl: 60_000 } })
 @Controller('api/extension/throttled-class')
 class ThrottledClassController {
   @Get()
   each(): { ok: true } {
     return { ok: true };
+  }
+
+  @SkipThrottle()
+  @Get('exempt')
+  exempt(): { exempt: true } {
+    return { exempt: true };
   }
 }
 
@@ -357,6 +363,14 @@ describe('the daily limit (e2e, through AppModule)', () => {
             '@SkipThrottle() to exempt the route.',
         ),
       );
+    });
+
+    it('answers a route marked @SkipThrottle() under a controller with @Throttle(), uncounted', async () => {
+      ({ app } = await listenTestApp({ extra: { controllers: [ThrottledClassController] } }));
+      const answer = await request(app.getHttpServer())
+        .get('/api/extension/throttled-class/exempt')
+        .expect(200, { exempt: true });
+      expect(answer.headers['x-ratelimit-remaining']).toBeUndefined();
     });
 
     it.each([

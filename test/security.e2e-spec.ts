@@ -1,8 +1,10 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
+import type { AddressInfo } from 'node:net';
 import { limited } from './helpers/bodies';
 import { OverLimitStorage } from './helpers/daily-limit';
+import { exchange, parseResponses } from './helpers/raw-http';
 import { createTestApp, depreciateIn } from './helpers/test-app';
 
 const STRICT_CSP =
@@ -77,6 +79,18 @@ describe('security headers', () => {
     for (const path of ['/docs', '/docs/swagger-ui-init.js', '/docs/swagger-ui.css']) {
       const { headers } = await request(app.getHttpServer()).get(path).expect(200);
       expect(headers['content-security-policy']).toBe(DOCS_CSP);
+    }
+  });
+
+  it('gives the docs their CSP for a target Express reads as /docs: absolute-form, with a fragment', async () => {
+    await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    for (const target of [`http://127.0.0.1:${port}/docs`, '/docs#top']) {
+      const bytes = `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`;
+      const { received } = await exchange(Buffer.from(bytes), { port });
+      const [answer] = parseResponses(received);
+      expect(answer.status).toBe(200);
+      expect(answer.headers['content-security-policy']).toBe(DOCS_CSP);
     }
   });
 

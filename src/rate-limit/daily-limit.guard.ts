@@ -121,11 +121,12 @@ export class DailyLimitGuard extends ThrottlerGuard {
   private decide(context: ExecutionContext): Decision {
     const targets = [context.getHandler(), context.getClass()];
     const name = this.daily.name;
+    // As the throttler does: a skipped route is never limited, whatever @Throttle() says.
+    if (this.reflector.getAllAndOverride<boolean>(SKIP + name, targets)) return 'skip';
     const throttled = THROTTLE.some(
       (key) => this.reflector.getAllAndOverride<unknown>(key + name, targets) !== undefined,
     );
-    if (throttled) return unsupportedThrottle(context);
-    return this.reflector.getAllAndOverride<boolean>(SKIP + name, targets) ? 'skip' : 'count';
+    return throttled ? unsupportedThrottle(context) : 'count';
   }
 }
 

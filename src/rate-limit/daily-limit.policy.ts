@@ -60,7 +60,7 @@ export class DailyLimitPolicy {
     // layer refuses.
     if (response.writableEnded) return;
     const record = this.storage.hit(key, this.limit);
-    if (record instanceof Promise) {
+    if ('then' in record) {
       return record.then((counted) => this.answer(request, response, key, counted));
     }
     this.answer(request, response, key, record);

@@ -79,8 +79,11 @@ export function responseHeaders(docsPath: string): Middleware {
       response.end();
     };
     const path = pathOf(request.url ?? '/');
+    // Matched as Express matched the docs CSP's mount: on its parsed path (`req.path`), which an
+    // absolute-form target or a fragment does not change.
+    const mountPath = (request as { path?: string }).path ?? path;
     const docs = (error?: unknown): void =>
-      error === undefined && underDocs(path, docsPath)
+      error === undefined && underDocs(mountPath, docsPath)
         ? forDocs(request, response, cors)
         : cors(error);
     if (isDocumentPath(path, docsPath)) return forDocuments(request, response, docs);
