@@ -55,7 +55,8 @@ const ADMITTED = Promise.resolve(true);
 @Injectable()
 export class DailyLimitGuard extends ThrottlerGuard {
   private readonly decisions = new Map<object, Map<object, Decision>>();
-  private daily!: ThrottlerOptions & { name: string };
+  /** The one throttler, its name, tracker and key generator resolved once (onModuleInit). */
+  private daily!: Required<Pick<ThrottlerOptions, 'name' | 'getTracker' | 'generateKey'>>;
 
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
@@ -83,31 +84,33 @@ export class DailyLimitGuard extends ThrottlerGuard {
         `DailyLimitGuard does not support the throttler option(s) ${given.join(', ')}`,
       );
     }
-    this.daily = { ...daily, name: daily.name ?? 'default' };
+    this.daily = {
+      name: daily.name ?? 'default',
+      getTracker: daily.getTracker ?? this.commonOptions.getTracker!,
+      generateKey: daily.generateKey ?? this.commonOptions.generateKey!,
+    };
   }
 
   override canActivate(context: ExecutionContext): Promise<boolean> {
     const decision = this.decisionFor(context);
     if (decision === 'skip') return ADMITTED;
     if (decision instanceof Error) throw decision;
-    const { req } = this.getRequestResponse(context);
-    const getTracker = this.daily.getTracker ?? this.commonOptions.getTracker!;
-    const tracker = getTracker(req, context);
-    if (typeof tracker !== 'string') return tracker.then((key) => this.admit(context, key));
-    return this.admit(context, tracker);
+    const { req, res } = this.getRequestResponse(context) as { req: Request; res: Response };
+    const tracker = this.daily.getTracker(req, context);
+    if (typeof tracker === 'string') return this.admit(context, req, res, tracker);
+    return tracker.then((key) => this.admit(context, req, res, key));
   }
 
-  private admit(context: ExecutionContext, tracker: string): Promise<boolean> {
-    const { req, res } = this.getRequestResponse(context);
-    const generateKey = this.daily.generateKey ?? this.commonOptions.generateKey!;
-    const key = generateKey(context, tracker, this.daily.name);
-    const admitted = this.policy.admit(req as Request, res as Response, key);
+  private admit(context: ExecutionContext, req: Request, res: Response, tracker: string) {
+    const key = this.daily.generateKey(context, tracker, this.daily.name);
+    const admitted = this.policy.admit(req, res, key);
     return admitted === undefined ? ADMITTED : admitted.then(() => true);
   }
 
   /** The decision for the context's handler and class, read from their metadata the first time. */
   private decisionFor(context: ExecutionContext): Decision {
-    const [handler, type] = [context.getHandler(), context.getClass()];
+    const handler = context.getHandler();
+    const type = context.getClass();
     let byClass = this.decisions.get(handler);
     if (byClass === undefined) {
       byClass = new Map<object, Decision>();
