@@ -55,9 +55,13 @@ const edgeSettings = (config: Config): EdgeSettings => ({
  * with `shutDownOnSignals` the graceful shutdown. Which proxies may name the client is TRUST_PROXY
  * as Express compiled it (hop 0: the direct peer).
  */
-function putBehindEdge(app: NestExpressApplication, config: Config, setup: AppSetup): void {
+function putBehindEdge(
+  app: NestExpressApplication,
+  config: Config,
+  setup: AppSetup,
+  without: ReadonlySet<Addition>,
+): void {
   const trusted = trustProxyTest(app.getHttpAdapter().getInstance());
-  const without = setup.without ?? NOTHING_LEFT_OUT;
   const observers = [
     without.has('request-log') ? undefined : requestLog(app.get(AppLogger).pino),
     without.has('metrics') ? undefined : app.get(MetricsService).http.record,
@@ -101,7 +105,7 @@ export function configureApp(
   // Off unless configured: an untrusted peer's X-Forwarded-For must not change req.ip (the client).
   app.set('trust proxy', config.get('TRUST_PROXY', { infer: true }));
   const without = setup.without ?? NOTHING_LEFT_OUT;
-  if (!without.has('edge')) putBehindEdge(app, config, setup);
+  if (!without.has('edge')) putBehindEdge(app, config, setup, without);
   // First: its 429 gets the CORS and security headers from the edge's writer, like every refusal.
   if (!without.has('early-refusal')) app.use(app.get(DailyLimitPolicy).refuseEarly);
   if (!without.has('response-headers')) app.use(responseHeaders(DOCS_PATH));

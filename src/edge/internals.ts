@@ -6,8 +6,9 @@ import { Server as NetServer, type Socket } from 'node:net';
  * else: Node has no public API for what the edge needs (a lingering close, a parser fed in slices,
  * its own answer to a request without Host), so the edge reaches into what Node keeps. Checked on
  * Node 24.21.0 (lib/_http_server.js, lib/_http_outgoing.js, lib/net.js), Express 5.3.0 and its
- * router 2.x, Nest 12.5.1 (one, for the bench's variants alone: nestGlobalEnhancers). internals.spec.ts checks each one on a real server,
- * socket and Express application, and names the property that moved.
+ * router 2.x, Nest 12.5.1 (one, for the bench's variants alone: nestGlobalEnhancers).
+ * internals.spec.ts checks each one on a real server, socket and Express application, and names
+ * the property that moved.
  */
 export const CHECKED_ON = { node: '24.21.0', express: '5.3.0', nest: '12.5.1' } as const;
 

@@ -15,12 +15,13 @@ function lineWriter(logger: Logger) {
   const time = own[symbols.timeSym] as () => string;
   const bindings = own[symbols.chindingsSym] as string;
   const stream = own[symbols.streamSym] as { write(line: string): unknown };
-  const prefix = (level: Level) => prefixes[logger.levels.values[level]];
-  if (typeof time !== 'function' || typeof bindings !== 'string' || prefix('info') === undefined) {
+  const prefixOf = (level: Level) => prefixes[logger.levels.values[level]];
+  const prefix = { info: prefixOf('info'), warn: prefixOf('warn'), error: prefixOf('error') };
+  if (typeof time !== 'function' || typeof bindings !== 'string' || !prefix.info) {
     throw new Error('pino keeps no level prefix, time or bindings where request-log.ts reads them');
   }
   return (level: Level, fields: string, msg: string) =>
-    void stream.write(`${prefix(level)}${time()}${bindings},${fields},"msg":"${msg}"}\n`);
+    void stream.write(`${prefix[level]}${time()}${bindings},${fields},"msg":"${msg}"}\n`);
 }
 
 /** A string as JSON, or nothing (pino leaves out a field whose value is undefined). */

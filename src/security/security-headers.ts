@@ -68,29 +68,35 @@ export function responseHeaders(docsPath: string): Middleware {
   const forDocuments = helmet({ contentSecurityPolicy: { directives: DIRECTIVES } });
   const forDocs = docsContentSecurityPolicy();
   return (request, response, next) => {
-    const cors = (error?: unknown): void => {
-      if (error !== undefined) return next(error);
-      if (request.method !== 'OPTIONS') {
-        setAll(response, CORS_ANSWER_HEADERS);
-        return next();
-      }
-      setAll(response, CORS_PREFLIGHT_HEADERS);
-      response.statusCode = 204;
-      response.end();
-    };
     const path = pathOf(request.url ?? '/');
     // Matched as Express matched the docs CSP's mount: on its parsed path (`req.path`), which an
     // absolute-form target or a fragment does not change.
-    const mountPath = (request as { path?: string }).path ?? path;
-    const docs = (error?: unknown): void =>
-      error === undefined && underDocs(mountPath, docsPath)
-        ? forDocs(request, response, cors)
-        : cors(error);
+    const underDocsMount = underDocs((request as { path?: string }).path ?? path, docsPath);
+    if (!underDocsMount && !isDocumentPath(path, docsPath)) {
+      // The API's answers: fixed headers, no callback made per request.
+      setAll(response, JSON_SECURITY_HEADERS);
+      return corsHeaders(request, response, next);
+    }
+    const cors = (error?: unknown) =>
+      error === undefined ? corsHeaders(request, response, next) : next(error);
+    const docs = (error?: unknown) =>
+      error === undefined && underDocsMount ? forDocs(request, response, cors) : cors(error);
     if (isDocumentPath(path, docsPath)) return forDocuments(request, response, docs);
     setAll(response, JSON_SECURITY_HEADERS);
     docs();
   };
 }
+
+/** CORS: the answer headers, then on; or a preflight (any `OPTIONS`) answered 204 at once. */
+const corsHeaders: Middleware = (request, response, next) => {
+  if (request.method !== 'OPTIONS') {
+    setAll(response, CORS_ANSWER_HEADERS);
+    return next();
+  }
+  setAll(response, CORS_PREFLIGHT_HEADERS);
+  response.statusCode = 204;
+  response.end();
+};
 
 /**
  * The CSP of Swagger UI's pages, which replaces the one above under the docs path: its index page
