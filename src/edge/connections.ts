@@ -124,7 +124,9 @@ export function requestAnswered(response: ServerResponse): number {
   const socket = response.req.socket as TrackedSocket;
   socket[WAITING] = (socket[WAITING] ?? 1) - 1;
   socket[READ_AT_ANSWER] = socket.bytesRead;
-  socket[LAST_ANSWERED] = response.req;
+  // Kept only while its body still arrives: a whole request (and its answer, through Express's
+  // req.res) must not outlive its answer, or each one survives the young generation's collections.
+  socket[LAST_ANSWERED] = response.req.complete ? undefined : response.req;
   if (socket[CURRENT] === response.req) socket[CURRENT] = undefined;
   const then = socket[WAITING] === 0 ? socket[WHEN_ANSWERED] : undefined;
   if (then !== undefined) {
