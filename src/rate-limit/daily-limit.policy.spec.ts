@@ -65,9 +65,9 @@ describe('DailyLimitPolicy', () => {
     expect(await admit(routed())).toEqual({
       thrown: undefined,
       headers: {
-        'x-ratelimit-limit': 1,
-        'x-ratelimit-remaining': 0,
-        'x-ratelimit-reset': 43_200,
+        'x-ratelimit-limit': '1',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': '43200',
         'ratelimit-policy': '"daily";q=1;w=86400',
         ratelimit: '"daily";r=0;t=43200',
       },
@@ -77,7 +77,7 @@ describe('DailyLimitPolicy', () => {
     expect((refused.thrown as ThrottlerException).message).toBe(
       'Rate limit exceeded. Maximum 1 requests per 24 hours.',
     );
-    expect(refused.headers).toMatchObject({ 'x-ratelimit-remaining': 0, 'retry-after': 43_200 });
+    expect(refused.headers).toMatchObject({ 'x-ratelimit-remaining': '0', 'retry-after': '43200' });
   });
 
   it('refuses nothing early until the guard has refused on a route', async () => {
@@ -94,12 +94,12 @@ describe('DailyLimitPolicy', () => {
     expect(answer.headers).toEqual({
       'content-type': 'application/json; charset=utf-8',
       'content-length': REFUSAL.length,
-      'x-ratelimit-limit': 1,
-      'x-ratelimit-remaining': 0,
-      'x-ratelimit-reset': 43_200,
+      'x-ratelimit-limit': '1',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': '43200',
       'ratelimit-policy': '"daily";q=1;w=86400',
       ratelimit: '"daily";r=0;t=43200',
-      'retry-after': 43_200,
+      'retry-after': '43200',
     });
     // The early refusal is counted, as the guard would count it.
     expect(storage.refuseAtOnce(CLIENT, 1)?.totalHits).toBe(4);
@@ -129,7 +129,7 @@ describe('DailyLimitPolicy', () => {
   it('counts synchronously with a store that answers at once, and refuses by throwing', () => {
     const { headers, asExpress } = fakeResponse();
     expect(policy.admit(routed(), asExpress, 'k')).toBeUndefined();
-    expect(headers['x-ratelimit-remaining']).toBe(0);
+    expect(headers['x-ratelimit-remaining']).toBe('0');
     expect(() => policy.admit(routed(), asExpress, 'k')).toThrow(policy.refusal);
   });
 
@@ -140,7 +140,7 @@ describe('DailyLimitPolicy', () => {
     const admitted = policy.admit(routed(), asExpress, 'k');
     expect(admitted).toBeInstanceOf(Promise);
     await admitted;
-    expect(headers['x-ratelimit-remaining']).toBe(0);
+    expect(headers['x-ratelimit-remaining']).toBe('0');
   });
 
   it('leaves the request to the guard when the store fails', async () => {

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { decimal } from '../common/decimal';
 import { DailyLimitRecord } from './daily-limit.storage';
 import { DAY_SECONDS } from './daily-window';
 
@@ -30,16 +31,19 @@ export function rateLimitHeaderValues(
     [RATE_LIMIT_HEADERS.remaining, remaining],
     [RATE_LIMIT_HEADERS.reset, reset],
     [RATE_LIMIT_HEADERS.policy, `"daily";q=${limit};w=${DAY_SECONDS}`],
-    [RATE_LIMIT_HEADERS.state, `"daily";r=${remaining};t=${reset}`],
+    [RATE_LIMIT_HEADERS.state, `"daily";r=${decimal(remaining)};t=${decimal(reset)}`],
   ];
   if (record.isBlocked) values.push([RATE_LIMIT_HEADERS.retryAfter, record.timeToBlockExpire]);
   return values;
 }
 
+/** Sets them; numbers are written by decimal(), as Node would write them, but with no cache. */
 export function setRateLimitHeaders(
   response: ServerResponse,
   limit: number,
   record: DailyLimitRecord,
 ): void {
-  for (const [name, value] of rateLimitHeaderValues(limit, record)) response.setHeader(name, value);
+  for (const [name, value] of rateLimitHeaderValues(limit, record)) {
+    response.setHeader(name, typeof value === 'number' ? decimal(value) : value);
+  }
 }
