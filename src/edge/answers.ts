@@ -2,7 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } fro
 import type { Socket } from 'node:net';
 import type { AnswerObserver } from './answer-record';
 import { markClosing } from './connections';
-import { errorBytes, JSON_CONTENT_TYPE } from './error-body';
+import { errorAnswerBody, JSON_CONTENT_TYPE } from './error-body';
 import { serverOf } from './internals';
 import type { LingeringBounds } from './lingering-close';
 
@@ -100,8 +100,8 @@ export function answerError(
   const context = edgeContextOf(response.socket);
   const closes = close || answerCloses(response.req, context?.bodyLimit ?? 0);
   if (closes && response.socket) markClosing(response.socket);
-  const body = errorBytes(status, message);
-  setErrorHeaders(response, context, headers, closes, body.length);
+  const body = errorAnswerBody(status, message);
+  setErrorHeaders(response, context, headers, closes, body.byteLength);
   response.statusCode = status;
-  response.end(bodyFor(response.req.method, body));
+  response.end(bodyFor(response.req.method, body.text));
 }

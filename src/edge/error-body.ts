@@ -93,18 +93,35 @@ export function toErrorBody(exception: unknown): ErrorBody & { expected: boolean
   };
 }
 
+/**
+ * An error body as sent: its JSON text and that text's length in bytes (Content-Length). A string,
+ * not a Buffer: Node writes an answer's head and a string body in one write, and a Buffer body in
+ * a second chunk (a writev), which costs the 429 path more than the body itself.
+ */
+export interface ErrorAnswerBody {
+  text: string;
+  byteLength: number;
+}
+
 /** Bodies already made, by status and message: refusals repeat (a client over its limit, 429s). */
-const BODIES = new Map<string, Buffer>();
+const BODIES = new Map<number, Map<string, ErrorAnswerBody>>();
 /** Past this many bodies, new ones are made, not kept; a 404's, which names its path, never is. */
 const MAX_KEPT_BODIES = 64;
+let keptBodies = 0;
 
-/** The error body for `status` as bytes: the contract's message unless one is given. */
-export function errorBytes(status: number, message?: string): Buffer {
-  const key = `${status} ${message ?? ''}`;
-  const kept = BODIES.get(key);
+/** The error body for `status`: the contract's message unless one is given. */
+export function errorAnswerBody(status: number, message?: string): ErrorAnswerBody {
+  const kept = BODIES.get(status)?.get(message ?? '');
   if (kept !== undefined) return kept;
   const body = toErrorBody(new HttpException(message ?? STATUS_CODES[status] ?? '', status));
-  const bytes = Buffer.from(JSON.stringify({ statusCode: body.statusCode, message: body.message }));
-  if (status !== 404 && BODIES.size < MAX_KEPT_BODIES) BODIES.set(key, bytes);
-  return bytes;
+  const text = JSON.stringify({ statusCode: body.statusCode, message: body.message });
+  const made = { text, byteLength: Buffer.byteLength(text) };
+  if (status !== 404 && keptBodies < MAX_KEPT_BODIES) {
+    let byMessage = BODIES.get(status);
+    if (byMessage === undefined)
+      BODIES.set(status, (byMessage = new Map<string, ErrorAnswerBody>()));
+    byMessage.set(message ?? '', made);
+    keptBodies += 1;
+  }
+  return made;
 }

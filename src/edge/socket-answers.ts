@@ -11,7 +11,7 @@ import {
   setErrorHeaders,
 } from './answers';
 import { answeredStillArriving, isClosing, requestsWaiting, whenAllAnswered } from './connections';
-import { errorBytes } from './error-body';
+import { errorAnswerBody } from './error-body';
 import { responseOn } from './internals';
 import { isLingering, lingeringClose } from './lingering-close';
 import { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
@@ -110,13 +110,11 @@ function writeOnSocket(
     return;
   }
   const request = { ...requestLineOf(answer.packet), socket, id: requestIdFrom(undefined) };
-  const body = errorBytes(status, answer.message);
+  const body = errorAnswerBody(status, answer.message);
   const head = new HeadLines(status);
   head.setHeader(REQUEST_ID_HEADER, request.id);
-  setErrorHeaders(head, context, answer.headers ?? {}, true, body.length);
-  socket.write(head.toString());
-  const sent = bodyFor(request.method, body);
-  if (sent !== undefined) socket.write(sent);
+  setErrorHeaders(head, context, answer.headers ?? {}, true, body.byteLength);
+  socket.write(head.toString() + (bodyFor(request.method, body.text) ?? ''));
   lingeringClose(socket, context.lingering);
   const record = answerRecord(request, status, true, 0);
   for (const observe of context.observers) observe(record);
