@@ -1,7 +1,15 @@
 import { once } from 'node:events';
 import { createServer, IncomingMessage, request, ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { connectionHolds, requestsWaiting } from './connections';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import {
+  answeredStillArriving,
+  connectionHolds,
+  requestAnswered,
+  requestArrived,
+  requestsWaiting,
+} from './connections';
 import { installEdge } from './edge';
 
 const LIMITS = {
@@ -82,5 +90,36 @@ describe('connectionHolds and requestsWaiting', () => {
     ]);
     silent.destroy();
     partial.destroy();
+  });
+});
+
+/**
+ * A request answered whole must not outlive its answer: through Express's `req.res` it holds the
+ * whole answer, and one kept per connection survived the young generation's collections under load
+ * (bench/README.md, "Resident memory"). One whose body still arrives is kept, to be told apart.
+ */
+describe('requestAnswered', () => {
+  // A full collection on demand (Node's documented way to reach V8's gc from a running process).
+  setFlagsFromString('--expose-gc');
+  const collectGarbage = runInNewContext('gc') as () => void;
+
+  /** Answers a request on `socket`, and says whether it is still reachable once collected. */
+  async function outlivesItsAnswer(socket: Socket, complete: boolean): Promise<boolean> {
+    const request = new WeakRef({ socket, complete });
+    requestArrived(request.deref() as unknown as IncomingMessage);
+    requestAnswered({ req: request.deref() } as unknown as ServerResponse);
+    // A WeakRef keeps its target until the current job ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+    return request.deref() !== undefined;
+  }
+
+  it('keeps no request answered whole, and the last one whose body still arrives', async () => {
+    const socket = { bytesRead: 0 } as Socket;
+    expect(await outlivesItsAnswer(socket, true)).toBe(false);
+    expect(answeredStillArriving(socket)).toBe(false);
+    expect(await outlivesItsAnswer(socket, false)).toBe(true);
+    expect(answeredStillArriving(socket)).toBe(true);
+    expect(await outlivesItsAnswer(socket, true)).toBe(false);
   });
 });
