@@ -143,6 +143,7 @@ function table(): string {
       cost,
       allocated,
       allocates,
+      v.rss === undefined ? '–' : fixed(v.rss / 2 ** 20, 0),
     ];
     return `| ${[...cells, v.problem ?? rounds].join(' | ')} |`;
   });
