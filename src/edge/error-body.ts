@@ -98,7 +98,7 @@ export function toErrorBody(exception: unknown): ErrorBody & { expected: boolean
  * not a Buffer: Node writes an answer's head and a string body in one write, and a Buffer body in
  * a second chunk (a writev), which costs the 429 path more than the body itself.
  */
-export interface ErrorAnswerBody {
+interface ErrorAnswerBody {
   text: string;
   byteLength: number;
 }
