@@ -39,18 +39,17 @@ export const JSON_SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ['X-Content-Type-Options', 'nosniff'],
 ];
 
+/** Whether `path` is the docs path or under it, as written. */
+const isDocsPath = (path: string, docsPath: string): boolean =>
+  path === `/${docsPath}` || path.startsWith(`/${docsPath}/`);
+
 /** Paths that serve documents a browser renders: the calculator page, its assets, Swagger UI. */
 const isDocumentPath = (path: string, docsPath: string): boolean =>
-  path === PAGE_PATH ||
-  path.startsWith(ASSETS_PATH) ||
-  path === `/${docsPath}` ||
-  path.startsWith(`/${docsPath}/`);
+  path === PAGE_PATH || path.startsWith(ASSETS_PATH) || isDocsPath(path, docsPath);
 
 /** Whether Express would run a middleware mounted at `/${docsPath}` for `path` (case-insensitive). */
-const underDocs = (path: string, docsPath: string): boolean => {
-  const lower = path.toLowerCase();
-  return lower === `/${docsPath}` || lower.startsWith(`/${docsPath}/`);
-};
+const underDocs = (path: string, docsPath: string): boolean =>
+  isDocsPath(path.toLowerCase(), docsPath);
 
 const setAll = (response: ServerResponse, headers: ReadonlyArray<readonly [string, string]>) => {
   for (const [name, value] of headers) response.setHeader(name, value);
