@@ -1,6 +1,7 @@
 import { Logger, LoggerService, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../../common/clock';
+import { DEFAULT_REDIS_CLOCK_OFFSET_WARN_MS } from '../../config/environment';
 import {
   DailyLimitRecord,
   DailyLimitState,
@@ -10,6 +11,7 @@ import {
 import { type CountedInstant, secondsUntilReset } from '../daily-window';
 import { MemoryDailyLimitStorage } from '../memory-daily-limit.storage';
 import { RedisCatchUpRecovery } from './redis-catch-up.recovery';
+import { RedisClockOffset } from './redis-clock.offset';
 import { RedisContributionLedger } from './redis-contribution.ledger';
 import { dayKey } from './redis-daily-count.script';
 import { RedisDailyCounter } from './redis-daily.counter';
@@ -36,6 +38,7 @@ export class RedisDailyLimitStorage
   private readonly counter: RedisDailyCounter;
   private readonly serverCheck: RedisServerCheck;
   private readonly failover: RedisFailover;
+  private readonly clockOffsetCheck: RedisClockOffset;
   private started?: Promise<void>;
   private stopped?: Promise<void>;
 
@@ -44,7 +47,10 @@ export class RedisDailyLimitStorage
     private readonly memory: MemoryDailyLimitStorage,
     private readonly clock: Clock,
     logger: LoggerService = new Logger('DailyLimit'),
-    { allowEviction = false }: { allowEviction?: boolean } = {},
+    {
+      allowEviction = false,
+      clockOffsetWarnMs = DEFAULT_REDIS_CLOCK_OFFSET_WARN_MS,
+    }: { allowEviction?: boolean; clockOffsetWarnMs?: number } = {},
   ) {
     super();
     this.ledger = new RedisContributionLedger(memory.maxClients);
@@ -62,6 +68,7 @@ export class RedisDailyLimitStorage
     );
     const { serverCheck, ledger } = this;
     this.failover = new RedisFailover(connection, serverCheck, catchUp, ledger, clock, logger);
+    this.clockOffsetCheck = new RedisClockOffset(connection, clock, clockOffsetWarnMs, logger);
   }
 
   /** This process's field in each client's key. */
@@ -95,21 +102,31 @@ export class RedisDailyLimitStorage
 
   state(): DailyLimitState {
     const { evictionPolicy } = this.serverCheck;
-    const state = {
+    const clockOffsetSeconds = this.clockOffsetCheck.skewSeconds;
+    return {
       store: 'redis',
       topology: this.connection.topology,
       ...this.failover.state(),
-    } as const;
-    return evictionPolicy === undefined ? state : { ...state, evictionPolicy };
+      ...(evictionPolicy !== undefined && { evictionPolicy }),
+      ...(clockOffsetSeconds !== undefined && { clockOffsetSeconds }),
+    };
   }
 
-  /** Waits briefly for Redis so the first requests are shared; serves from memory if it is down. */
+  override clockOffset(): number | undefined {
+    return this.clockOffsetCheck.offset;
+  }
+
+  /**
+   * Waits briefly for Redis so the first requests are shared; serves from memory if it is down.
+   * Then measures the clock's offset from Redis's, now and every 30 s.
+   */
   onModuleInit(): Promise<void> {
-    this.started ??= this.failover.start();
+    this.started ??= this.failover.start().then(() => this.clockOffsetCheck.start());
     return this.started;
   }
 
   onApplicationShutdown(): Promise<void> {
+    this.clockOffsetCheck.stop();
     this.stopped ??= this.failover.stop();
     return this.stopped;
   }
