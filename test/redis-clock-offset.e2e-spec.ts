@@ -76,7 +76,7 @@ describeWithTools(
         expect(ready.json).toMatchObject({
           details: { dailyLimit: { clockOffsetSeconds: body.dailyLimit.clockOffsetSeconds } },
         });
-        expect(ahead.linesWith("This instance's clock is +90.0")).toBe(1);
+        expect(ahead.linesWith("This instance's clock is +")).toBe(1);
 
         await waitFor('the offset measured', async () => (await offsetGauge(onTime)) !== undefined);
         expect(Math.abs((await offsetGauge(onTime)) ?? NaN)).toBeLessThan(0.1);
