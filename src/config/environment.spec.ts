@@ -23,6 +23,7 @@ const DEFAULTS = {
   REDIS_ALLOW_EVICTION: false,
   REDIS_COMMAND_TIMEOUT_MS: 200,
   READINESS_REQUIRES_SHARED_COUNTERS: false,
+  REDIS_CLOCK_OFFSET_WARN_MS: 1_000,
   TRUST_PROXY: false,
   LOG_LEVEL: 'info',
   LOG_BUFFER_BYTES: 4_194_304,
@@ -210,6 +211,16 @@ describe('validateEnvironment: the daily-limit store and client identity', () =>
     expect(validateEnvironment({ REDIS_COMMAND_TIMEOUT_MS: '1000' }).REDIS_COMMAND_TIMEOUT_MS).toBe(
       1_000,
     );
+  });
+
+  it('reads REDIS_CLOCK_OFFSET_WARN_MS in ms, from 1 to a day', () => {
+    const offset = (value: string) =>
+      validateEnvironment({ REDIS_CLOCK_OFFSET_WARN_MS: value }).REDIS_CLOCK_OFFSET_WARN_MS;
+    expect([offset('1'), offset('86400000')]).toEqual([1, 86_400_000]);
+    for (const value of ['0', '86400001', '1.5'])
+      expect(() => offset(value)).toThrow(
+        `Invalid configuration: REDIS_CLOCK_OFFSET_WARN_MS="${value}" must be a whole number of milliseconds, from 1 to 86400000`,
+      );
   });
 
   it('keeps a password in REDIS_URL out of the error', () => {

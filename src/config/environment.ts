@@ -28,6 +28,9 @@ export const DEFAULT_OVERFLOW_SKETCH_MB = 128;
 /** How long a request waits for Redis when REDIS_COMMAND_TIMEOUT_MS is not set, in ms. */
 export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 200;
 
+/** How far the clock may be from Redis's before it is shown, when REDIS_CLOCK_OFFSET_WARN_MS is not set. */
+export const DEFAULT_REDIS_CLOCK_OFFSET_WARN_MS = 1_000;
+
 /** What stdout may hold for a reader that does not keep up, when LOG_BUFFER_BYTES is not set. */
 export const DEFAULT_LOG_BUFFER_BYTES = 4 * 1024 * 1024;
 
@@ -129,6 +132,13 @@ export class Environment {
   /** Whether readiness answers 503 while this instance counts alone (Redis unavailable). */
   @Flag()
   READINESS_REQUIRES_SHARED_COUNTERS: boolean = false;
+
+  /**
+   * How far this instance's clock may be from the Redis server's (TIME) before /health shows it
+   * and a warning is logged: instances name the day by their own clocks (docs/contract.md).
+   */
+  @WholeNumber(1, 86_400_000, 'must be a whole number of milliseconds, from 1 to 86400000')
+  REDIS_CLOCK_OFFSET_WARN_MS: number = DEFAULT_REDIS_CLOCK_OFFSET_WARN_MS;
 
   /** Express `trust proxy`, parsed here once (app.setup.ts applies it); undefined fails validation. */
   @Transform(({ value }: { value: unknown }) =>

@@ -16,8 +16,9 @@ export interface DailyLimitHealth {
  * configured to be, `degraded` while a Redis-backed instance has fallen back to its own memory (it
  * serves, but lets each client a budget of its own). Readiness means "can serve", so a degraded
  * instance stays ready: a Redis outage must not leave a load balancer without backends. Operators
- * who prefer strict sharing to availability set READINESS_REQUIRES_SHARED_COUNTERS. The counters'
- * gauges are in daily-limit.metrics.ts.
+ * who prefer strict sharing to availability set READINESS_REQUIRES_SHARED_COUNTERS. A clock far
+ * from Redis's shows in `dailyLimit.clockOffsetSeconds` and changes neither status nor readiness
+ * (RedisClockOffset says why). The counters' gauges are in daily-limit.metrics.ts.
  */
 @Injectable()
 export class DailyLimitHealthIndicator {

@@ -6,8 +6,9 @@ import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 /**
  * The daily counters' gauges: `daily_limit_store_shared{store}` (1 while every instance shares the
  * counts), `daily_limit_memory_keys{kind}` (today's clients counted exactly in memory) and
- * `daily_limit_overflow_saturation` (how full the sketch past them is), read at scrape time:
- * nothing per request.
+ * `daily_limit_overflow_saturation` (how full the sketch past them is), and with Redis
+ * `daily_limit_clock_offset_seconds` (this clock against Redis's), read at scrape time: nothing
+ * per request.
  */
 @Injectable()
 export class DailyLimitGauges implements OnModuleInit {
@@ -27,6 +28,16 @@ export class DailyLimitGauges implements OnModuleInit {
         const state = storage.state();
         this.reset();
         this.set({ store: state.store }, state.shared ? 1 : 0);
+      },
+    });
+    this.metrics.createGauge({
+      name: 'daily_limit_clock_offset_seconds',
+      help: "This instance's clock minus the Redis server's (TIME, less half the round trip), in seconds, as last measured (every 30 s); no sample with the memory store or before the first measurement.",
+      labelNames: ['reference'],
+      collect() {
+        const offset = storage.clockOffset();
+        this.reset();
+        if (offset !== undefined) this.set({ reference: 'redis' }, offset / 1000);
       },
     });
     const memory = this.memory;

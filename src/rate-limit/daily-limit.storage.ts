@@ -21,6 +21,11 @@ export interface DailyLimitState {
    * with REDIS_ALLOW_EVICTION=true, or refused: then the instance counts in memory).
    */
   evictionPolicy?: string;
+  /**
+   * With Redis: this instance's clock minus the Redis server's, in seconds, when it is past
+   * REDIS_CLOCK_OFFSET_WARN_MS (around midnight, the instance counts in another day than the others).
+   */
+  clockOffsetSeconds?: number;
 }
 
 /**
@@ -61,6 +66,14 @@ export abstract class DailyLimitStorage implements ThrottlerStorage {
 
   /** Where this store counts now (GET /health). */
   abstract state(): DailyLimitState;
+
+  /**
+   * This instance's clock minus a clock every instance shares (the Redis server's), in ms, as last
+   * measured; undefined when there is none to compare with (the memory store) or not yet measured.
+   */
+  clockOffset(): number | undefined {
+    return undefined;
+  }
 }
 
 /** The record for the `hits`-th hit of a day, `resetSeconds` before its end. */

@@ -43,4 +43,15 @@ describe('DayRollover', () => {
     expect(days.reach(Date.parse('2026-11-21T23:00:00.000Z'))).toBe(20779);
     expect(started).toEqual([20778, 20779]);
   });
+
+  it("tells an instant's day without moving to it: its own, or the later one reached", () => {
+    const started: number[] = [];
+    const days = new DayRollover(() => started.push(days.day));
+    expect(days.dayOf(Date.parse('2026-11-21T23:58:00.000Z'))).toBe(20778);
+    days.reach(Date.parse('2026-11-22T00:00:30.000Z'));
+    expect(days.dayOf(Date.parse('2026-11-21T23:58:00.000Z'))).toBe(20779);
+    expect(days.dayOf(Date.parse('2026-11-23T00:00:00.000Z'))).toBe(20780);
+    expect(days.reachDay(20779)).toBe(20779);
+    expect(started).toEqual([20779]);
+  });
 });

@@ -18,6 +18,18 @@ export const utcDateKey = (epochMs: number): string =>
   new Date(utcDayNumber(epochMs) * DAY_MS).toISOString().slice(0, 10);
 
 /**
+ * A clock reading as the daily limit counts it. Which day a request counts in and how long until
+ * that day ends are two things once the clock stands behind the latest day counted (it stepped
+ * back): the day is the later one, the seconds are measured from the clock as it reads.
+ */
+export interface CountedInstant {
+  /** The clock's reading (ms since the epoch): seconds to the reset and to a key's expiry. */
+  readonly now: number;
+  /** The UTC day counted in: now's own, or the later day already counted in. */
+  readonly day: number;
+}
+
+/**
  * The UTC day a per-client store counts in, and its rollover: the first instant of a later day
  * calls `startDay` (the store drops yesterday's maps whole, no timers). Time only moves forward:
  * an instant of an earlier day (a clock that stepped back) leaves the day as it is.
@@ -32,9 +44,18 @@ export class DayRollover {
     return this.latest;
   }
 
+  /** The day an instant counts in, without moving to it: its own, or the later one counted in. */
+  dayOf(now: number): number {
+    return Math.max(utcDayNumber(now), this.latest);
+  }
+
   /** Moves to the day of `now` if it is later, starting it afresh; answers the day counted in. */
   reach(now: number): number {
-    const day = utcDayNumber(now);
+    return this.reachDay(utcDayNumber(now));
+  }
+
+  /** `reach` for a day number (a day already decided by `dayOf`). */
+  reachDay(day: number): number {
     if (day > this.latest) {
       this.latest = day;
       this.startDay();

@@ -91,12 +91,14 @@ describe('MemoryDailyLimitStorage', () => {
     });
   });
 
-  it("answers a late hit of yesterday without resetting today's counts", () => {
-    clock.set('2026-11-22T00:00:01.000Z');
+  it('tells the day an instant counts in: its own, or the later one counted in', () => {
+    const behind = Date.parse('2026-11-21T23:58:00.000Z');
+    expect(storage.countedAt(behind)).toEqual({ now: behind, day: 20778 });
+    clock.set('2026-11-22T00:00:30.000Z');
     storage.hit('a', 3);
-    const yesterday = Date.parse('2026-11-21T23:59:59.900Z');
-    expect(storage.hit('a', 3, 7, yesterday)).toMatchObject({ totalHits: 7, isBlocked: true });
-    expect(storage.hit('a', 3).totalHits).toBe(2);
+    // Behind the 22nd's first hit: still the 22nd, and nothing moves by asking.
+    expect(storage.countedAt(behind)).toEqual({ now: behind, day: 20779 });
+    expect(storage.latestDay).toBe(20779);
   });
 
   describe('time only moves forward', () => {
@@ -124,6 +126,21 @@ describe('MemoryDailyLimitStorage', () => {
       expect(storage.hit('a', 3)).toMatchObject({ totalHits: 5, timeToExpire: 86_398 });
       at('2026-11-23T00:00:00.000Z');
       expect(storage.hit('a', 3)).toMatchObject({ totalHits: 1, isBlocked: false });
+    });
+
+    it('raises to a shared count, and follows one down, in the latest day while the clock is behind', () => {
+      at('2026-11-22T00:00:30.000Z');
+      storage.hit('a', 100);
+      at('2026-11-21T23:58:00.000Z');
+      // The Redis store passes the clock as it reads: the reset is the 22nd's end by this clock.
+      expect(storage.hit('a', 100, 62)).toEqual({
+        totalHits: 62,
+        timeToExpire: 86_520,
+        isBlocked: false,
+        timeToBlockExpire: 0,
+      });
+      expect(storage.follow('a', 100, 5)).toMatchObject({ totalHits: 5, timeToExpire: 86_520 });
+      expect(storage.count('a')).toBe(5);
     });
 
     it('changes nothing but the reset when the clock steps back within a day', () => {

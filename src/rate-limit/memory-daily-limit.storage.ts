@@ -9,7 +9,7 @@ import {
   DailyLimitStorage,
   dailyRecord,
 } from './daily-limit.storage';
-import { DAY_MS, DayRollover, secondsUntilReset, utcDayNumber } from './daily-window';
+import { CountedInstant, DayRollover, secondsUntilReset, utcDayNumber } from './daily-window';
 
 /**
  * A copy of `key` in one piece. IPv6 keys are built by concatenation ('2001:db8:1:2::' + '/64'),
@@ -54,15 +54,11 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
   }
 
   /**
-   * Counts one hit now and answers at once. `atLeast` raises the count to a total known from
-   * elsewhere (the Redis store passes the shared count), so that if this store has to take over, it
-   * goes on from the last count this instance saw rather than from zero.
+   * Counts one hit now, in the latest day counted, and answers at once. `atLeast` raises the count
+   * to a total known from elsewhere (the Redis store passes the shared count), so that if this store
+   * has to take over, it goes on from the last count this instance saw rather than from zero.
    */
   hit(key: string, limit: number, atLeast = 0, now = this.clock.now().getTime()): DailyLimitRecord {
-    // A shared count that comes back after its day (the Redis store awaited it) was counted
-    // there: answered as it is, without touching the later day's counts.
-    if (atLeast > 0 && utcDayNumber(now) < this.days.day)
-      return dailyRecord(atLeast, limit, secondsUntilReset(now));
     const reset = secondsUntilReset(now, this.days.reach(now));
     if (!this.inMap(key))
       return dailyRecord(this.sketch(limit).hit(key, limit, atLeast), limit, reset);
@@ -82,10 +78,9 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     count: number,
     now = this.clock.now().getTime(),
   ): DailyLimitRecord {
-    const record = this.hit(key, limit, count, now);
-    if (utcDayNumber(now) !== this.days.day) return record;
+    this.hit(key, limit, count, now);
     this.counts.set(key, count);
-    return dailyRecord(count, limit, secondsUntilReset(now));
+    return dailyRecord(count, limit, secondsUntilReset(now, this.days.day));
   }
 
   /** The count of `key` in the Map for the day counted in (0 when it has none). */
@@ -119,12 +114,18 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
   }
 
   /**
-   * `now`, or the first instant of the day counted in when the clock stands behind it: the instant
-   * a shared store names its day's key by, so that a clock stepping back never reaches an earlier
-   * day's key (an expired one is a fresh budget).
+   * `now` and the day it counts in: its own, or the latest day counted when the clock stands
+   * behind it (time only moves forward). The one decision of the day for a shared store too: its
+   * keys, its expiries and its catch-up follow it, so that a clock stepping back never reaches an
+   * earlier day's key (an expired one is a fresh budget).
    */
-  notBeforeDayCounted(now: number): number {
-    return Math.max(now, this.days.day * DAY_MS);
+  countedAt(now = this.clock.now().getTime()): CountedInstant {
+    return { now, day: this.days.dayOf(now) };
+  }
+
+  /** The latest day counted in (a shared count that comes back for an earlier day is late). */
+  get latestDay(): number {
+    return this.days.day;
   }
 
   /** Whether `key` is counted exactly, in the Map, on the day counted in (else in the sketch). */

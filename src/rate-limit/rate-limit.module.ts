@@ -27,9 +27,11 @@ function dailyLimitStorage(
     REDIS_SETTINGS.map((name) => [name, config.get(name, { infer: true })]),
   ) as RedisSettings;
   const allowEviction = config.get('REDIS_ALLOW_EVICTION', { infer: true });
+  const clockOffsetWarnMs = config.get('REDIS_CLOCK_OFFSET_WARN_MS', { infer: true });
   const logger = new Logger('DailyLimit');
   return new RedisDailyLimitStorage(connectRedis(settings), memory, clock, logger, {
     allowEviction,
+    clockOffsetWarnMs,
   });
 }
 

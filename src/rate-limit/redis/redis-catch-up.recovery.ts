@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
-import type { Clock } from '../../common/clock';
 import type { RedisContributionLedger } from './redis-contribution.ledger';
-import { redisKey } from './redis-daily-count.script';
+import type { CountedInstant } from '../daily-window';
+import { dayKey } from './redis-daily-count.script';
 import type { RedisDailyCounter } from './redis-daily.counter';
 import { IdentityCheck, RedisIdentityTracker } from './redis-identity.tracker';
 import type { RedisConnection } from './redis.connection';
@@ -15,7 +15,9 @@ const BATCH = 1_000;
  * configured database (Redis may refuse it: then never another one), re-adds today's
  * contributions to the keys whose Redis came back empty (RedisIdentityTracker: a restart or a
  * failover, never an operator's DEL), then adds the hits counted alone. Logs what it replaced.
- * Every command touches one key: a Cluster routes each to its slot's primary.
+ * Every command touches one key: a Cluster routes each to its slot's primary. "Today" is the day
+ * the counting is in (`countedAt`, the memory store's decision), not the clock's: a clock behind
+ * the day counted in re-adds to that day's key, with that day's expiry.
  */
 export class RedisCatchUpRecovery {
   private readonly identity: RedisIdentityTracker;
@@ -26,7 +28,8 @@ export class RedisCatchUpRecovery {
     private readonly connection: RedisConnection,
     private readonly ledger: RedisContributionLedger,
     private readonly counter: RedisDailyCounter,
-    private readonly clock: Clock,
+    /** The instant as the store counts it now (MemoryDailyLimitStorage's `countedAt`). */
+    private readonly countedAt: () => CountedInstant,
     private readonly logger: LoggerService,
   ) {
     this.identity = new RedisIdentityTracker(connection);
@@ -40,7 +43,8 @@ export class RedisCatchUpRecovery {
   /**
    * Rejects when the store must go on counting alone; safe to run again. Resolves with whether the
    * process holding every key was known (IdentityCheck's `known`): if not, a Cluster slot may
-   * still turn out to have come back empty, and a later run re-adds to it.
+   * still turn out to have come back empty, and a later run re-adds to it. The new process is
+   * recorded only once everything was re-added and added: a run that failed is done again whole.
    */
   async run(): Promise<boolean> {
     await this.selectDatabase();
@@ -57,15 +61,16 @@ export class RedisCatchUpRecovery {
     const failed: typeof taken = [];
     for (let i = 0; i < taken.length; i += BATCH) {
       const batch = taken.slice(i, i + BATCH);
-      const now = this.clock.now().getTime();
+      const at = this.countedAt();
       const results = await Promise.allSettled(
         batch.map(([key, { client, hits, day }]) =>
-          this.counter.addAlone(client, key, hits, day, now),
+          this.counter.addAlone(client, key, hits, day, at),
         ),
       );
       results.forEach((result, j) => {
+        const [key, { client, day }] = batch[j];
         if (result.status === 'rejected') failed.push(batch[j]);
-        else this.counter.read(batch[j][1].client, batch[j][0], result.value, now);
+        else this.counter.read(client, key, result.value, day);
       });
     }
     this.ledger.putBack(failed);
@@ -91,21 +96,21 @@ export class RedisCatchUpRecovery {
 
   /** Raises this instance's field of each changed key counted today to what it contributed. */
   private async readdToday({ changed, label, everyKey }: IdentityCheck): Promise<void> {
-    const now = this.clock.now().getTime();
+    const at = this.countedAt();
     if (label !== this.announced) {
       this.announced = label;
       this.logger.warn(
         `Redis at ${this.connection.address} is another process than before (${label}): re-adding what this instance counted today for ${everyKey ? `${this.ledger.clients} clients` : 'the clients of those slots'}`,
       );
     }
-    const keyOf = (client: string) => redisKey(client, now);
-    for (const batch of this.ledger.today(now, keyOf, BATCH, changed)) {
+    const keyOf = (client: string) => dayKey(client, at.day);
+    for (const batch of this.ledger.today(at.day, keyOf, BATCH, changed)) {
       const results = await Promise.allSettled(
-        batch.map(({ client, key }) => this.counter.readd(client, key, now)),
+        batch.map(({ client, key }) => this.counter.readd(client, key, at)),
       );
       results.forEach((result, i) => {
         if (result.status === 'fulfilled')
-          this.counter.read(batch[i].client, batch[i].key, result.value, now);
+          this.counter.read(batch[i].client, batch[i].key, result.value, at.day);
       });
       const failed = results.filter((result) => result.status === 'rejected');
       if (failed.length > 0) throw new Error(`${failed.length} re-additions failed`);

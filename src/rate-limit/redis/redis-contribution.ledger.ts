@@ -1,4 +1,4 @@
-import { DayRollover, utcDayNumber } from '../daily-window';
+import { type CountedInstant, DayRollover } from '../daily-window';
 
 /** Hits counted alone for one client's day, not yet added to Redis. */
 interface CountedAlone {
@@ -17,6 +17,8 @@ export const BLOCKED_RECHECK_MS = 5_000;
  * to a Redis that came back empty. Also the hits counted alone not yet added (by Redis key: an
  * outage may span midnight). Each map holds at most `maxClients` clients (MAX_TRACKED_CLIENTS);
  * a client past that is still counted, only not remembered here. Today's maps go whole at midnight.
+ * Every day it is given is the one the memory store decided (MemoryDailyLimitStorage's
+ * `countedAt`): the latest day counted, also while the clock stands behind it.
  */
 export class RedisContributionLedger {
   private own = new Map<string, number>();
@@ -40,18 +42,17 @@ export class RedisContributionLedger {
     return this.alone.size;
   }
 
-  /** What this instance contributed today for `client` (0 when it does not know). */
-  ownOf(client: string, now: number): number {
-    return utcDayNumber(now) === this.days.day ? (this.own.get(client) ?? 0) : 0;
+  /** What this instance contributed on `day` for `client` (0 when it does not know). */
+  ownOf(client: string, day: number): number {
+    return day === this.days.day ? (this.own.get(client) ?? 0) : 0;
   }
 
   /** A hit counted in this instance's memory only: remembered, to be added to Redis later. */
-  countAlone(client: string, key: string, now: number): void {
-    this.raise(client, this.ownOf(client, now) + 1, now);
+  countAlone(client: string, key: string, day: number): void {
+    this.raise(client, this.ownOf(client, day) + 1, day);
     const entry = this.alone.get(key);
     if (entry) entry.hits += 1;
-    else if (this.alone.size < this.maxClients)
-      this.alone.set(key, { client, hits: 1, day: utcDayNumber(now) });
+    else if (this.alone.size < this.maxClients) this.alone.set(key, { client, hits: 1, day });
   }
 
   /**
@@ -59,13 +60,13 @@ export class RedisContributionLedger {
    * alone in flight) a field that did not grow past what this instance knew means the key was
    * deleted or replaced since: an operator's reset, which the instance follows (answers true).
    */
-  confirm(client: string, mine: number, now: number, steady: boolean): boolean {
-    const own = this.ownOf(client, now);
+  confirm(client: string, mine: number, day: number, steady: boolean): boolean {
+    const own = this.ownOf(client, day);
     if (steady && mine <= own) {
       this.own.set(client, mine);
       return true;
     }
-    this.raise(client, Math.max(own, mine), now);
+    this.raise(client, Math.max(own, mine), day);
     return false;
   }
 
@@ -91,12 +92,12 @@ export class RedisContributionLedger {
    * outage list as the client is taken, and only hits counted after it are added again later.
    */
   *today(
-    now: number,
+    day: number,
     keyOf: (client: string) => string,
     size: number,
     include: (key: string) => boolean = () => true,
   ) {
-    if (utcDayNumber(now) !== this.days.day) return;
+    if (day !== this.days.day) return;
     let batch: { client: string; key: string }[] = [];
     for (const client of this.own.keys()) {
       const key = keyOf(client);
@@ -115,8 +116,8 @@ export class RedisContributionLedger {
    * Whether a client refused at once should ask Redis this time: once BLOCKED_RECHECK_MS have
    * passed since its first refusal at once, or since it last asked.
    */
-  recheckDue(client: string, now: number): boolean {
-    if (!this.isToday(now)) return false;
+  recheckDue(client: string, { now, day }: CountedInstant): boolean {
+    if (!this.isToday(day)) return false;
     const last = this.checked.get(client);
     if (last === undefined) {
       if (this.checked.size < this.maxClients) this.checked.set(client, now);
@@ -127,13 +128,13 @@ export class RedisContributionLedger {
     return true;
   }
 
-  private raise(client: string, own: number, now: number): void {
-    if (!this.isToday(now)) return; // a late reply for yesterday
+  private raise(client: string, own: number, day: number): void {
+    if (!this.isToday(day)) return; // a late reply for yesterday
     if (this.own.has(client) || this.own.size < this.maxClients) this.own.set(client, own);
   }
 
-  /** Whether `now` is in today's maps (false for yesterday); a new day starts them afresh. */
-  private isToday(now: number): boolean {
-    return this.days.reach(now) === utcDayNumber(now);
+  /** Whether `day` is today's maps' (false for yesterday); a new day starts them afresh. */
+  private isToday(day: number): boolean {
+    return this.days.reachDay(day) === day;
   }
 }

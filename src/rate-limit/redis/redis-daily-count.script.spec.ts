@@ -1,4 +1,4 @@
-import { keyTtl, readDailyCount, redisKey } from './redis-daily-count.script';
+import { dayKey, keyTtl, readDailyCount, redisKey } from './redis-daily-count.script';
 
 describe('redisKey', () => {
   it('names the prefix, the UTC date and the client', () => {
@@ -8,6 +8,7 @@ describe('redisKey', () => {
     expect(redisKey('203.0.113.7', Date.parse('2027-01-01T00:00:00.000Z'))).toBe(
       'depreciation:daily:2027-01-01:203.0.113.7',
     );
+    expect(dayKey('203.0.113.7', 20779)).toBe('depreciation:daily:2026-11-22:203.0.113.7');
   });
 });
 
@@ -16,6 +17,12 @@ describe('keyTtl', () => {
   it("lives to its day's midnight plus a minute, and a minute for a day already past", () => {
     expect(keyTtl(20778, now)).toBe(120);
     expect(keyTtl(20777, now)).toBe(60);
+  });
+
+  it('lives to the end of a later day by this clock, for a clock behind the day counted in', () => {
+    // 23:58:00 on the 21st, counting in the 22nd: 86,520 s to its end, plus the minute.
+    expect(keyTtl(20779, Date.parse('2026-11-21T23:58:00.000Z'))).toBe(86_580);
+    expect(keyTtl(20779, Date.parse('2026-11-21T23:59:59.500Z'))).toBe(86_461);
   });
 });
 

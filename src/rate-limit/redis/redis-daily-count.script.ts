@@ -1,5 +1,5 @@
 import type { Result } from 'ioredis';
-import { secondsUntilReset, utcDateKey, utcDayNumber } from '../daily-window';
+import { DAY_MS, secondsUntilReset, utcDateKey } from '../daily-window';
 
 /** Every key starts with this, then the UTC date, then the client: `depreciation:daily:2026-11-21:203.0.113.7`. */
 export const REDIS_KEY_PREFIX = 'depreciation:daily';
@@ -9,9 +9,16 @@ const EXPIRY_GRACE_SECONDS = 60;
 export const redisKey = (client: string, epochMs: number): string =>
   `${REDIS_KEY_PREFIX}:${utcDateKey(epochMs)}:${client}`;
 
-/** Seconds a key of UTC day `day` should live from `now`: to its midnight, plus the grace. */
+/** The key of `client`'s UTC day `day` (a day number: the day counted in, CountedInstant's). */
+export const dayKey = (client: string, day: number): string => redisKey(client, day * DAY_MS);
+
+/**
+ * Seconds a key of UTC day `day` should live from `now`, by the instance's clock: to the end of
+ * that day, plus the grace. More than a day's worth for a later day than now's (a clock behind the
+ * day counted in), the grace alone for a day already past.
+ */
 export const keyTtl = (day: number, now: number): number =>
-  (day === utcDayNumber(now) ? secondsUntilReset(now) : 0) + EXPIRY_GRACE_SECONDS;
+  Math.max(0, secondsUntilReset(now, day)) + EXPIRY_GRACE_SECONDS;
 
 /**
  * One client's day is a hash: a field per instance (the hits that instance added) and `total`, the

@@ -1,12 +1,15 @@
 import type { LoggerService } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import Redis, { Cluster } from 'ioredis';
+import { waitFor } from '../../testing/processes';
 import { SettableClock } from '../../testing/settable-clock';
 import { MemoryDailyLimitStorage } from '../memory-daily-limit.storage';
 import { RedisDailyLimitStorage } from './redis-daily-limit.storage';
 import { RedisConnection } from './redis.connection';
 
 const KEY = 'depreciation:daily:2026-11-21:203.0.113.7';
+/** The same client's key of the next day. */
+const KEY_22 = 'depreciation:daily:2026-11-22:203.0.113.7';
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /** A client that answers the store's checks as a healthy Redis, and `dailyCount` as told. */
@@ -20,7 +23,9 @@ class FakeRedis extends EventEmitter {
     if (command === 'EVAL') return Promise.resolve(0);
     return Promise.reject(Object.assign(new Error('NOSCRIPT'), { name: 'ReplyError' }));
   }
-  info = () => Promise.resolve(`run_id:${'a'.repeat(40)}\r\n`);
+  /** INFO server's run_id: a test changes it to say Redis came back as another process. */
+  runId = 'a'.repeat(40);
+  info = () => Promise.resolve(`run_id:${this.runId}\r\n`);
   nodes = () => [this];
   quit = () => Promise.resolve('OK');
   disconnect = () => undefined;
@@ -138,6 +143,99 @@ describe('RedisDailyLimitStorage', () => {
       'depreciation:daily:2026-11-22:203.0.113.7',
       'depreciation:daily:2026-11-22:203.0.113.7',
     ]);
+  });
+
+  describe('with the clock behind the day counted in (it stepped back across midnight)', () => {
+    /** A store whose client `203.0.113.7` has 2 hits on the 22nd, its clock now at 23:58 on the 21st. */
+    const behind = async () => {
+      const ready = await start('standalone');
+      ready.client.dailyCount.mockResolvedValueOnce([1, 1, 0]).mockResolvedValueOnce([2, 2, 0]);
+      ready.clock.set('2026-11-22T00:00:30.000Z');
+      await ready.store.hit('203.0.113.7', 100);
+      await ready.store.hit('203.0.113.7', 100);
+      ready.clock.set('2026-11-21T23:58:00.000Z');
+      return ready;
+    };
+
+    it("counts in the latest day's key, with seconds to its end by this clock", async () => {
+      const { client, store } = await behind();
+      client.dailyCount.mockResolvedValueOnce([3, 3, 0]);
+      // The memory store alone answers 86,520 here too (docs/contract.md, "Daily limit").
+      expect(await store.hit('203.0.113.7', 100)).toEqual({
+        totalHits: 3,
+        timeToExpire: 86_520,
+        isBlocked: false,
+        timeToBlockExpire: 0,
+      });
+      expect(client.dailyCount.mock.calls.at(-1)).toEqual([
+        KEY_22,
+        store.instance,
+        1,
+        86_580,
+        2,
+        2,
+        'add',
+      ]);
+    });
+
+    it('re-adds to that day when Redis comes back empty, and records the new process only once it has', async () => {
+      const { client, store, lines } = await behind();
+      client.status = 'end';
+      client.emit('close');
+      expect(await store.hit('203.0.113.7', 100)).toMatchObject({
+        totalHits: 3,
+        timeToExpire: 86_520,
+      });
+      // Back as another process (empty): the first re-add fails, the probe tries again.
+      client.runId = 'b'.repeat(40);
+      client.dailyCount
+        .mockRejectedValueOnce(new Error('LOADING'))
+        .mockResolvedValueOnce([3, 3, 0])
+        .mockResolvedValueOnce([4, 4, 0]);
+      client.status = 'ready';
+      client.emit('ready');
+      await waitFor('the store to share again', () => Promise.resolve(store.state().shared));
+      const readd = [KEY_22, store.instance, 0, 86_580, 3, 3, 'max'];
+      expect(client.dailyCount.mock.calls.slice(2)).toEqual([readd, readd]);
+      expect(await store.hit('203.0.113.7', 100)).toMatchObject({ totalHits: 4 });
+      expect(lines.filter((line) => line.includes('another process'))).toEqual([
+        `warn: Redis at fake is another process than before (run_id ${'b'.repeat(40)}): re-adding what this instance counted today for 1 clients`,
+      ]);
+    });
+
+    it('lets a client refused at once ask Redis again every few seconds', async () => {
+      const { store, clock } = await behind();
+      expect(store.refuseAtOnce('203.0.113.7', 2)).toMatchObject({
+        totalHits: 3,
+        isBlocked: true,
+        timeToExpire: 86_520,
+      });
+      clock.set('2026-11-21T23:58:05.000Z');
+      expect(store.refuseAtOnce('203.0.113.7', 2)).toBeUndefined();
+    });
+  });
+
+  it("answers a reply that comes back after its day as it is, leaving the next day's counts", async () => {
+    const { client, store, clock } = await start('standalone');
+    let answerLate: (reply: unknown) => void = () => undefined;
+    const lateReply = new Promise((resolve) => (answerLate = resolve));
+    client.dailyCount
+      .mockReturnValueOnce(lateReply)
+      .mockResolvedValueOnce([1, 1, 0])
+      .mockResolvedValueOnce([2, 2, 0]);
+    clock.set('2026-11-21T23:59:59.900Z');
+    const late = store.hit('203.0.113.7', 3);
+    clock.set('2026-11-22T00:00:01.000Z');
+    expect((await store.hit('203.0.113.7', 3)).totalHits).toBe(1);
+    answerLate([7, 7, 0]);
+    expect(await late).toEqual({
+      totalHits: 7,
+      timeToExpire: 1,
+      isBlocked: true,
+      timeToBlockExpire: 1,
+    });
+    // The 22nd's count was not raised to the 21st's.
+    expect((await store.hit('203.0.113.7', 3)).totalHits).toBe(2);
   });
 
   it('goes on from the shared count for a client past the table when Redis fails', async () => {

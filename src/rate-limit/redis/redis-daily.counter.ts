@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { utcDayNumber } from '../daily-window';
+import type { CountedInstant } from '../daily-window';
 import type { MemoryDailyLimitStorage } from '../memory-daily-limit.storage';
 import type { RedisContributionLedger } from './redis-contribution.ledger';
 import { DailyCount, keyTtl, readDailyCount } from './redis-daily-count.script';
@@ -8,13 +8,15 @@ import type { RedisConnection } from './redis.connection';
 /** A reply read: the shared count, and whether the instance follows it down (a reset). */
 type CountReply = DailyCount & { reset: boolean };
 
-/** No contribution and no floor: a key of another day than now's. */
+/** No contribution and no floor: a key of another day than the one counted in. */
 const NONE = { own: 0, floor: 0 };
 
 /**
  * Sends this instance's counts to the daily-count script and reads its replies. Every call passes
  * the floor a replaced key starts again from: the higher of what this instance contributed and
  * its memory's count, less the hits being added that are already in both (hits counted alone).
+ * `at` is the instant as the memory store counts it (`countedAt`): the day counted in decides
+ * the floor, the clock's reading the expiry.
  */
 export class RedisDailyCounter {
   private unusableLogged = false;
@@ -29,27 +31,36 @@ export class RedisDailyCounter {
   ) {}
 
   /** One request's hit, waiting at most the command timeout. */
-  hit(client: string, key: string, now: number): Promise<unknown> {
-    const command = this.send(client, key, 1, 0, 'add', utcDayNumber(now), now);
+  hit(client: string, key: string, at: CountedInstant): Promise<unknown> {
+    const command = this.send(client, key, 1, 0, 'add', at.day, at);
     return this.connection.withinCommandTimeout(command);
   }
 
   /** `hits` counted alone on UTC day `day`, added to the key of that day. */
-  addAlone(client: string, key: string, hits: number, day: number, now: number): Promise<unknown> {
-    return this.send(client, key, hits, hits, 'add', day, now);
+  addAlone(
+    client: string,
+    key: string,
+    hits: number,
+    day: number,
+    at: CountedInstant,
+  ): Promise<unknown> {
+    return this.send(client, key, hits, hits, 'add', day, at);
   }
 
-  /** Raises this instance's field of today's `key` to what it contributed (idempotent). */
-  readd(client: string, key: string, now: number): Promise<unknown> {
-    return this.send(client, key, 0, 0, 'max', utcDayNumber(now), now);
+  /** Raises this instance's field of the day's `key` to what it contributed (idempotent). */
+  readd(client: string, key: string, at: CountedInstant): Promise<unknown> {
+    return this.send(client, key, 0, 0, 'max', at.day, at);
   }
 
-  /** A reply, read: the contribution confirmed, a replaced key logged; undefined if unusable. */
+  /**
+   * A reply for `client`'s key of UTC day `day`, read: the contribution confirmed, a replaced key
+   * logged; undefined if unusable.
+   */
   read(
     client: string,
     key: string,
     reply: unknown,
-    now: number,
+    day: number,
     steady = false,
   ): CountReply | undefined {
     const count = readDailyCount(reply);
@@ -65,7 +76,7 @@ export class RedisDailyCounter {
       this.logger.warn(
         `${key} in Redis held a value that is not a daily count: replaced with ${count.total}, the last count this instance saw (fail open from there)`,
       );
-    const reset = this.ledger.confirm(client, count.mine, now, steady) || count.replaced;
+    const reset = this.ledger.confirm(client, count.mine, day, steady) || count.replaced;
     return { ...count, reset };
   }
 
@@ -76,14 +87,14 @@ export class RedisDailyCounter {
     counted: number,
     mode: 'add' | 'max',
     day: number,
-    now: number,
+    at: CountedInstant,
   ): Promise<unknown> {
-    const { own, floor } = day === utcDayNumber(now) ? this.floor(client, counted, now) : NONE;
+    const { own, floor } = day === at.day ? this.floor(client, counted, at) : NONE;
     return this.connection.client.dailyCount(
       key,
       this.instance,
       hits,
-      keyTtl(day, now),
+      keyTtl(day, at.now),
       floor,
       own,
       mode,
@@ -91,8 +102,8 @@ export class RedisDailyCounter {
   }
 
   /** What this instance contributed to `client`'s day, and the floor: both less `counted`. */
-  private floor(client: string, counted: number, now: number) {
-    const own = Math.max(0, this.ledger.ownOf(client, now) - counted);
+  private floor(client: string, counted: number, { now, day }: CountedInstant) {
+    const own = Math.max(0, this.ledger.ownOf(client, day) - counted);
     return { own, floor: Math.max(own, this.memory.count(client, now) - counted) };
   }
 }
