@@ -1,6 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ErrorResponseDto } from './common/error-response.dto';
+import { swaggerUiFiles } from './swagger-ui-files';
 import { STATUS_CODES } from 'node:http';
 import {
   INTERNAL_ERROR_MESSAGE,
@@ -129,8 +130,13 @@ export function buildOpenApiDocument(app: INestApplication, limit: number): Open
   return document;
 }
 
-/** Serves Swagger UI at /docs and the OpenAPI document at /docs-json. */
+/**
+ * Serves Swagger UI at /docs and the OpenAPI document at /docs-json. Under /docs only the page, its
+ * init script and the UI files it loads are served (swaggerUiFiles, mounted first); every other
+ * path there is the JSON 404.
+ */
 export function setupSwagger(app: INestApplication, limit: number): void {
   const document = buildOpenApiDocument(app, limit);
+  app.use(`/${DOCS_PATH}`, swaggerUiFiles());
   SwaggerModule.setup(DOCS_PATH, app, document, { jsonDocumentUrl: `${DOCS_PATH}-json` });
 }

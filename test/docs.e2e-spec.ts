@@ -1,11 +1,16 @@
 import { INestApplication } from '@nestjs/common';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import request from 'supertest';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIV3 } from 'openapi-types';
 import { expectDocumentedAnswer } from './helpers/openapi';
 import { README_EXAMPLE_REQUEST } from '../src/testing/readme-example';
 import { INTERNAL_ERROR, INVALID, limited, TOO_LARGE, UNSUPPORTED_TYPE } from './helpers/bodies';
-import { createTestApp } from './helpers/test-app';
+import { exchange, parseResponses, type RawResponse } from './helpers/raw-http';
+import { createTestApp, listenTestApp } from './helpers/test-app';
 
 interface OpenApi {
   paths: Record<
@@ -153,4 +158,105 @@ describe('the docs (/docs, /docs-json)', () => {
       expectDocumentedAnswer('POST', '/api/depreciate', 404, { statusCode: 404, message: 'x' }),
     ).rejects.toThrow('does not document a JSON 404');
   });
+});
+
+/** The files Swagger UI's page loads, with their types: the only files of swagger-ui-dist served. */
+const UI_FILES = [
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+  ['swagger-ui-standalone-preset.js', 'text/javascript; charset=utf-8'],
+  ['favicon-32x32.png', 'image/png'],
+  ['favicon-16x16.png', 'image/png'],
+] as const;
+const SWAGGER_UI_DIST = dirname(
+  createRequire(require.resolve('@nestjs/swagger')).resolve('swagger-ui-dist/package.json'),
+);
+const notFound = (path: string) => ({ statusCode: 404, message: `Cannot GET ${path}` });
+
+/**
+ * Everything under /docs answers inside the contract (docs/contract.md, "Errors"): Swagger UI's
+ * page, its init script and the files the page loads, and for any other path the JSON 404; no
+ * HTML redirect, no other file of swagger-ui-dist, no ETag or range (docs/operations.md).
+ */
+describe('the files under /docs', () => {
+  let app: NestExpressApplication;
+  let port: number;
+
+  beforeAll(async () => {
+    ({ app, port } = await listenTestApp());
+  });
+  afterAll(() => app.close());
+
+  /** GET `target` as written (no client normalizes its dots or its percent signs). */
+  async function getRaw(target: string): Promise<RawResponse> {
+    const bytes = `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`;
+    const { received } = await exchange(Buffer.from(bytes), { port });
+    return parseResponses(received)[0];
+  }
+
+  it('serves each file the page loads, from memory, with a day of max-age and no validator or range', async () => {
+    // What each form of the page's address loads, its links resolved as a browser does.
+    const files = [...UI_FILES.map(([name]) => `/docs/${name}`), '/docs/swagger-ui-init.js'];
+    for (const path of ['/docs', '/docs/']) {
+      const { text: page } = await request(app.getHttpServer()).get(path).expect(200);
+      const links = [...page.matchAll(/(?:href|src)="([^"]+)"/g)].map((match) => match[1]);
+      const loaded = links.map((link) => new URL(link, `http://127.0.0.1${path}`).pathname);
+      expect([path, loaded.sort()]).toEqual([path, [...files].sort()]);
+    }
+    for (const [name, type] of UI_FILES) {
+      const answer = await getRaw(`/docs/${name}`);
+      expect([name, answer.status, answer.headers['content-type']]).toEqual([name, 200, type]);
+      expect(answer.headers['cache-control']).toBe('public, max-age=86400');
+      for (const header of ['etag', 'last-modified', 'accept-ranges']) {
+        expect([name, header, answer.headers[header]]).toEqual([name, header, undefined]);
+      }
+      expect(answer.body.equals(readFileSync(join(SWAGGER_UI_DIST, name)))).toBe(true);
+    }
+    const ranged = await request(app.getHttpServer())
+      .get('/docs/swagger-ui.css')
+      .set('Range', 'bytes=0-9')
+      .expect(200);
+    expect(ranged.headers['content-range']).toBeUndefined();
+  });
+
+  it('sends the page and its init script, made from the document, with no-cache and no ETag', async () => {
+    for (const path of ['/docs', '/docs/', '/docs/swagger-ui-init.js']) {
+      const answer = await getRaw(path);
+      expect([path, answer.status, answer.headers['cache-control']]).toEqual([
+        path,
+        200,
+        'no-cache',
+      ]);
+      expect(answer.headers.etag).toBeUndefined();
+    }
+  });
+
+  it.each([
+    '/docs/package.json',
+    '/docs/README.md',
+    '/docs/NOTICE',
+    '/docs/LICENSE',
+    '/docs/absolute-path.js',
+    '/docs/index.js',
+    '/docs/index.html',
+    '/docs/oauth2-redirect.html',
+    '/docs/swagger-ui.js',
+    '/docs/swagger-ui.js.map',
+    '/docs/swagger-ui-bundle.js.map',
+    '/docs/swagger-ui-es-bundle.js',
+    '/docs/docs/swagger-ui-init.js',
+  ])('answers %s, a file the page does not load, with the JSON 404', async (path) => {
+    await request(app.getHttpServer()).get(path).expect(404, notFound(path));
+  });
+
+  it.each(['/docs/.', '/docs/swagger-ui.css/..', '/docs/%2e%2e/package.json', '/docs/%'])(
+    'answers %s with the JSON 404, never an HTML redirect',
+    async (path) => {
+      const answer = await getRaw(path);
+      expect(answer.status).toBe(404);
+      expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(answer.headers.location).toBeUndefined();
+      expect(JSON.parse(answer.body.toString())).toEqual(notFound(path));
+    },
+  );
 });

@@ -92,6 +92,14 @@ describe('The calculator page over HTTP', () => {
       .expect(404, { statusCode: 404, message: 'Cannot GET /public/index.html' });
   });
 
+  it('answers an asset path whose percent-encoding is malformed with the 404 of any unknown path', async () => {
+    for (const path of ['/assets/%', '/assets/%zz.js', '/%']) {
+      await request(app.getHttpServer())
+        .get(path)
+        .expect(404, { statusCode: 404, message: `Cannot GET ${path}` });
+    }
+  });
+
   it('does not count the page or its assets against the daily limit', async () => {
     const before = await remainingAfterOneCalculation();
     expect(before).toBeLessThan(LIMIT);

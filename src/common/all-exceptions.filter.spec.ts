@@ -56,6 +56,29 @@ describe('AllExceptionsFilter', () => {
     expect(logError).toHaveBeenCalledWith({ reqId: 'req-7', err: error, msg: error.message });
   });
 
+  it('answers a 400 for a path whose percent-encoding is malformed as the unknown path it is', () => {
+    const on = (originalUrl: string) =>
+      ({
+        switchToHttp: () => ({
+          getResponse: () => response,
+          getRequest: () => ({ method: 'GET', url: '/%', originalUrl }),
+        }),
+      }) as unknown as ArgumentsHost;
+    // What Nest makes of the URIError Express's router raises for `/assets/:name`.
+    filter.catch(new BadRequestException("Failed to decode param '%'"), on('/assets/%'));
+    expect(written).toMatchObject({
+      status: 404,
+      body: '{"statusCode":404,"message":"Cannot GET /assets/%"}',
+    });
+    // A malformed query, or a path that decodes, leaves a 400 a 400.
+    for (const url of ['/api/depreciate?y=%zz', '/assets/%41']) {
+      ({ response, written } = fakeResponse());
+      filter.catch(new BadRequestException(), on(url));
+      expect(written.status).toBe(400);
+    }
+    expect(logError).not.toHaveBeenCalled();
+  });
+
   it('logs a thrown value that is not an Error as its text', () => {
     filter.catch('plain string', host);
     expect(logError).toHaveBeenCalledWith({ reqId: 'req-7', msg: 'plain string' });

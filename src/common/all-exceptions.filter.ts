@@ -6,10 +6,38 @@ import { toErrorBody } from '../edge/error-body';
 import { errorText } from '../edge/error-text';
 import type { IdentifiedRequest } from '../edge/request-id';
 
+type RoutedRequest = IdentifiedRequest & { originalUrl?: string };
+
+/** Whether `url`'s path (its query aside) is not valid percent-encoding (`/assets/%`). */
+function isUndecodablePath(url: string): boolean {
+  const path = url.split('?', 1)[0];
+  if (!path.includes('%')) return false;
+  try {
+    decodeURIComponent(path);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The error body of `exception` for `request`. A 400 for a path whose percent-encoding is
+ * malformed is a 404, as for every unknown path (docs/contract.md, "Errors"): such a path names
+ * nothing. Express's router raises a URIError when it cannot decode a path parameter
+ * (`/assets/:name` for `/assets/%`), and Nest turns it into a 400 before this filter sees it, which
+ * would answer a path with the message of invalid input.
+ */
+function errorBodyFor(exception: unknown, request: RoutedRequest) {
+  const body = toErrorBody(exception);
+  const url = request.originalUrl ?? request.url ?? '/';
+  if (body.statusCode !== 400 || !isUndecodablePath(url)) return body;
+  return { expected: true, statusCode: 404, message: `Cannot ${request.method} ${url}` };
+}
+
 /**
  * Answers every failure with `{ statusCode, message }` and nothing else: HttpExceptions, the
- * body parser's errors, unknown routes and unexpected errors (logged with their stack and the
- * request id, never sent).
+ * body parser's errors, unknown routes (a path parameter that cannot be decoded too) and
+ * unexpected errors (logged with their stack and the request id, never sent).
  * Headers set before the failure (rate-limit headers, Retry-After) are kept. Written by the edge's
  * one writer of error bodies (answerError).
  */
@@ -24,9 +52,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     // The edge answered this request already (its body broke off, or timed out) while it was being
     // handled: whatever the handling throws now is a consequence, not a fault.
     if (http.getResponse<ServerResponse>().writableEnded) return;
-    const { expected, statusCode, message } = toErrorBody(exception);
+    const request = http.getRequest<RoutedRequest>();
+    const { expected, statusCode, message } = errorBodyFor(exception, request);
     if (!expected) {
-      const { id } = http.getRequest<IdentifiedRequest>();
+      const { id } = request;
       const msg = errorText(exception);
       this.logger.error(
         exception instanceof Error ? { reqId: id, err: exception, msg } : { reqId: id, msg },

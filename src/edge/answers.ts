@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { AnswerObserver } from './answer-record';
 import { markClosing } from './connections';
 import { errorAnswerBody, JSON_CONTENT_TYPE } from './error-body';
-import { serverOf } from './internals';
+import { beforeHead, serverOf } from './internals';
 import type { LingeringBounds } from './lingering-close';
 
 /** What the edge of one server knows when it writes an answer (set by installEdge). */
@@ -49,6 +49,28 @@ export const bodyFor = <T>(method: string | undefined, body: T): T | undefined =
 function answerCloses(request: IncomingMessage, bodyLimit: number): boolean {
   if (request.complete || !hasBody(request)) return false;
   return declaresOver(request, bodyLimit) || request.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * Makes any answer to `request` (a 2xx as much as an error: a preflight, a health check, a page or
+ * a file whose route reads no body) close its connection when the body is still arriving as the
+ * answer's head goes out and would not be read and dropped whole (answerCloses): `Connection:
+ * close`, then the lingering close, which reads at most the body limit more. Without it Node reads
+ * and drops the rest of the body after the answer to keep the connection, however long it is (an
+ * endless chunked body: gigabytes, until the request timeout). A body that has arrived by then, or
+ * whose declared rest is within the limit, keeps the connection.
+ */
+export function closeIfBodyStillArriving(
+  request: IncomingMessage,
+  response: ServerResponse,
+  bodyLimit: number,
+): void {
+  if (!answerCloses(request, bodyLimit)) return;
+  beforeHead(response, () => {
+    if (response.headersSent || !answerCloses(request, bodyLimit)) return;
+    response.setHeader('Connection', 'close');
+    markClosing(request.socket);
+  });
 }
 
 /** Where error headers go: a response, or the header lines of an answer written on a socket. */

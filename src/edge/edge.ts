@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { type AnswerObserver, answerRecord } from './answer-record';
-import { answerError, type EdgeContext, setEdgeContext } from './answers';
+import { answerError, closeIfBodyStillArriving, type EdgeContext, setEdgeContext } from './answers';
 import { answerClientError } from './client-error';
 import {
   capConnectionsPerClient,
@@ -38,7 +38,8 @@ import { answerOnSocket } from './socket-answers';
 /** What the edge is configured with (docs/operations.md, "Robustness"), read once from config. */
 export interface EdgeSettings {
   limits: ConnectionLimits;
-  lingering: LingeringBounds;
+  /** Its times; how much it reads is the body limit. */
+  lingering: Omit<LingeringBounds, 'bytes'>;
   shutdown: ShutdownBounds;
 }
 
@@ -76,8 +77,9 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void;
  *   is trusted on the metrics server), the header, request and keep-alive timeouts checked every
  *   second.
  * - Reads: handed to Node's parser a slice at a time, none once nothing more is to be parsed.
- * - Every answer: its request id, its observers (log, metrics), the pipelining depth, and after
- *   the shutdown signal `Connection: close`.
+ * - Every answer: its request id, its observers (log, metrics), the pipelining depth, and
+ *   `Connection: close` after the shutdown signal or while its request's body is still arriving
+ *   (closeIfBodyStillArriving), whatever its status.
  * - Refusals are answers: Node's own bare answers (parser errors, timeouts, `Expect`) get the error
  *   body (answerClientError); every `Connection: close` answer ends with a lingering close.
  * The servers' 'request' listeners (the application) run only for requests the edge admits.
@@ -96,8 +98,8 @@ function putBehindEdge(
   options: EdgeOptions,
   isTrustedProxy: (address: string) => boolean,
 ): Edge {
-  const { limits, lingering } = options;
-  const { answerHeaders, observers, bodyLimit } = options;
+  const { limits, answerHeaders, observers, bodyLimit } = options;
+  const lingering: LingeringBounds = { ...options.lingering, bytes: bodyLimit };
   const context: EdgeContext = { answerHeaders, observers, lingering, bodyLimit };
   setEdgeContext(server, context);
   const edge: Edge = { server, connections: new Set(), lingering, draining: false };
@@ -169,6 +171,7 @@ function admitRequests(
     (response as ObservedResponse)[ARRIVED] = performance.now();
     if (identify) identifyRequest(request, response);
     response.once('close', done);
+    closeIfBodyStillArriving(request, response, context.bodyLimit);
     if (edge.draining) {
       response.setHeader('Connection', 'close');
       markClosing(socket);

@@ -4,6 +4,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import {
   acceptRequestsWithoutHost,
+  beforeHead,
   CHECKED_ON,
   checkTimeoutsEvery,
   closeListener,
@@ -92,6 +93,15 @@ describe(`The internals of Node ${CHECKED_ON.node} and Express ${CHECKED_ON.expr
     at.response.setHeader('Connection', 'close');
     at.response.end();
     await called;
+  });
+
+  it("`_implicitHeader`: a head written by `end` goes through the response's own `writeHead`", async () => {
+    const { client, at } = await sent(GET);
+    const answered = once(client, 'data');
+    beforeHead(at.response, () => at.response.setHeader('X-Seen', 'yes'));
+    at.response.end('done');
+    const [chunk] = (await answered) as [Buffer];
+    expect(chunk.toString()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*X-Seen: yes\r\n/);
   });
 
   it("the parser's 'data' and 'end' listeners: once detached, nothing reaches the parser", async () => {

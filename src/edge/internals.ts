@@ -4,7 +4,7 @@ import { Server as NetServer, type Socket } from 'node:net';
 /**
  * Every private or undocumented property of Node and Express the service relies on, and nothing
  * else: Node has no public API for what the edge needs (a lingering close, a parser fed in slices,
- * its own answer to a request without Host), so the edge reaches into what Node keeps. Checked on
+ * its own answer to a request without Host, a say in every answer's head), so the edge reaches into what Node keeps. Checked on
  * Node 24.21.0 (lib/_http_server.js, lib/_http_outgoing.js, lib/net.js), Express 5.3.0 and its
  * router 2.x, Nest 12.5.1 (one, for the bench's variants alone: nestGlobalEnhancers).
  * internals.spec.ts checks each one on a real server, socket and Express application, and names
@@ -45,6 +45,19 @@ export const serverOf = (socket: Socket): Server | undefined => (socket as Inter
 /** Node calls `socket.destroySoon()` once an answer with `Connection: close` is sent. */
 export function onDestroySoon(socket: Socket, then: () => void): void {
   socket.destroySoon = then;
+}
+
+/**
+ * Runs `then` just before `response`'s head is written, whichever way it is written: Node writes
+ * an implicit head (a first `write` or `end`) through the response's own `writeHead`
+ * (`_implicitHeader`), so the instance's method sees every answer, 1xx interim answers aside.
+ */
+export function beforeHead(response: ServerResponse, then: () => void): void {
+  const writeHead = response.writeHead.bind(response) as (...args: unknown[]) => ServerResponse;
+  response.writeHead = (...args: unknown[]): ServerResponse => {
+    then();
+    return writeHead(...args);
+  };
 }
 
 type Feed = (chunk: Buffer) => void;

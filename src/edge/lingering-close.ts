@@ -7,12 +7,31 @@ export interface LingeringBounds {
   timeMs: number;
   /** LINGERING_TIMEOUT_MS: closed once the client has sent nothing for this long. */
   timeoutMs: number;
+  /** The body limit: at most this much more is read and dropped, then reading stops. */
+  bytes: number;
 }
 
 const LINGERING = Symbol('lingering');
 type LingeringSocket = Socket & { [LINGERING]?: true };
 
-const discard = (): void => undefined;
+/**
+ * A 'data' listener that drops what arrives until more than `bytes` have, then stops reading
+ * `socket`: what the client still sends waits in the kernel's buffers, its writes stall once they
+ * are full, and the connection closes when nothing has been read for the lingering timeout. So a
+ * client that keeps sending after its answer (an endless body, a flood of pipelined requests)
+ * makes the server read no more than `bytes` and a read or two, not whatever it can send in
+ * LINGERING_TIME_MS.
+ */
+function dropUpTo(socket: Socket, bytes: number): (chunk: Buffer) => void {
+  let left = bytes;
+  const drop = (chunk: Buffer): void => {
+    left -= chunk.length;
+    if (left >= 0) return;
+    socket.off('data', drop);
+    socket.pause();
+  };
+  return drop;
+}
 
 /** Whether `socket` is closing with a lingering close (its answer is sent; nothing more is parsed). */
 export const isLingering = (socket: Socket): boolean =>
@@ -23,10 +42,12 @@ export const isLingering = (socket: Socket): boolean =>
  * Closing a socket whose client is still sending makes the kernel answer with a reset, and the
  * reset can destroy the answer before the client reads it (EPIPE, ECONNRESET, curl's exit 55). So:
  * the answer already written, this half-closes (FIN after the answer), then reads and drops what
- * still arrives until the client closes its side, sends nothing for `timeoutMs`, or `timeMs` pass.
+ * still arrives until the client closes its side, sends nothing for `timeoutMs`, or `timeMs` pass,
+ * and reads no more once `bytes` have arrived (dropUpTo): the client has its answer by then, and
+ * what it sends after it is not worth reading.
  *
  * Node has no API for it (internals.ts: `destroySoon`, the parser's listeners): the parser is
- * detached, and from here on bytes reach only `discard`, so nothing in them is parsed, routed or
+ * detached, and from here on bytes reach only `dropUpTo`, so nothing in them is parsed, routed or
  * counted.
  */
 export function lingeringClose(socket: Socket, bounds: LingeringBounds): void {
@@ -34,7 +55,7 @@ export function lingeringClose(socket: Socket, bounds: LingeringBounds): void {
   if (lingering[LINGERING] || socket.destroyed) return;
   lingering[LINGERING] = true;
   detachParser(socket);
-  socket.on('data', discard);
+  socket.on('data', dropUpTo(socket, bounds.bytes));
   socket.once('end', () => socket.destroy());
   socket.setTimeout(bounds.timeoutMs, () => socket.destroy());
   const deadline = setTimeout(() => socket.destroy(), bounds.timeMs).unref();

@@ -9,9 +9,9 @@ export interface PageAsset {
 }
 
 /** Our own files change with each release; the browser revalidates them. */
-const OWN = 'no-cache';
-/** Chart.js changes only when package.json does. */
-const LIBRARY = 'public, max-age=86400';
+export const OWN_FILE_CACHING = 'no-cache';
+/** A dependency's files (Chart.js, Swagger UI) change only when package.json does. */
+export const LIBRARY_CACHING = 'public, max-age=86400';
 
 /**
  * The package root: the nearest folder above this file with a package.json. The same from
@@ -41,7 +41,12 @@ export function clientPath(): string {
   return require.resolve('@vehicle-depreciation/client');
 }
 
-const asset = (path: string, contentType: string, cacheControl = OWN): PageAsset => ({
+/** One file read now, to be served with its type and caching. */
+export const asset = (
+  path: string,
+  contentType: string,
+  cacheControl = OWN_FILE_CACHING,
+): PageAsset => ({
   body: readFileSync(path),
   contentType,
   cacheControl,
@@ -63,7 +68,7 @@ export function loadPageAssets(root: string = packageRoot()): {
       ['depreciation-client.js', asset(clientPath(), 'text/javascript; charset=utf-8')],
       ['calculator.css', asset(file('calculator.css'), 'text/css; charset=utf-8')],
       ['favicon.svg', asset(file('favicon.svg'), 'image/svg+xml')],
-      ['chart.umd.js', asset(chartJsPath(), 'text/javascript; charset=utf-8', LIBRARY)],
+      ['chart.umd.js', asset(chartJsPath(), 'text/javascript; charset=utf-8', LIBRARY_CACHING)],
     ]),
   };
 }

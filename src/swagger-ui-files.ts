@@ -1,0 +1,76 @@
+import { NotFoundException } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { bodyFor } from './edge/answers';
+import { asset, LIBRARY_CACHING, OWN_FILE_CACHING, type PageAsset } from './page/page-assets';
+
+const CSS = 'text/css; charset=utf-8';
+const JAVASCRIPT = 'text/javascript; charset=utf-8';
+const PNG = 'image/png';
+
+/**
+ * The files Swagger UI's page (the one SwaggerModule serves at /docs) loads from swagger-ui-dist,
+ * and nothing else of that package: not its package.json, README, LICENSE, source maps or other
+ * bundles.
+ */
+const UI_FILES: ReadonlyArray<readonly [string, string]> = [
+  ['swagger-ui.css', CSS],
+  ['swagger-ui-bundle.js', JAVASCRIPT],
+  ['swagger-ui-standalone-preset.js', JAVASCRIPT],
+  ['favicon-32x32.png', PNG],
+  ['favicon-16x16.png', PNG],
+];
+
+/**
+ * What SwaggerModule answers itself under the docs path, relative to it: the page (`/docs` and
+ * `/docs/` alike) and its init script, both made from the document at start-up.
+ */
+const SWAGGER_MODULE_PATHS = new Set(['/', '/swagger-ui-init.js']);
+
+/** swagger-ui-dist's folder, the copy @nestjs/swagger itself depends on (the one its page is for). */
+function swaggerUiDist(): string {
+  const fromSwaggerModule = createRequire(require.resolve('@nestjs/swagger'));
+  return dirname(fromSwaggerModule.resolve('swagger-ui-dist/package.json'));
+}
+
+/** Reads the UI's files once, so a missing one stops start-up rather than failing a visitor. */
+function loadUiFiles(): ReadonlyMap<string, PageAsset> {
+  const folder = swaggerUiDist();
+  return new Map(
+    UI_FILES.map(([name, type]) => [`/${name}`, asset(join(folder, name), type, LIBRARY_CACHING)]),
+  );
+}
+
+/**
+ * Express middleware for the docs path, mounted before SwaggerModule's routes and its static
+ * folder: every GET or HEAD under it is answered here, or by SwaggerModule's page and init script
+ * (sent with `no-cache`, like the calculator page), and no request reaches the static folder,
+ * which would serve the whole package with ETags and ranges, and answer `/docs/.` with an HTML
+ * redirect. The UI's files are sent from memory with a day's max-age, no validator, no range;
+ * any other path is the contract's JSON 404 (`Cannot GET /docs/LICENSE`). Other methods go on to
+ * routing, whose answer is the 404 too.
+ */
+export function swaggerUiFiles(): (
+  request: Request,
+  response: Response,
+  next: NextFunction,
+) => void {
+  const files = loadUiFiles();
+  return (request, response, next) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return next();
+    if (SWAGGER_MODULE_PATHS.has(request.path)) {
+      response.setHeader('Cache-Control', OWN_FILE_CACHING);
+      return next();
+    }
+    const file = files.get(request.path);
+    if (file === undefined) {
+      return next(new NotFoundException(`Cannot ${request.method} ${request.originalUrl}`));
+    }
+    response.statusCode = 200;
+    response.setHeader('Content-Type', file.contentType);
+    response.setHeader('Content-Length', file.body.length);
+    response.setHeader('Cache-Control', file.cacheControl);
+    response.end(bodyFor(request.method, file.body));
+  };
+}
