@@ -19,7 +19,7 @@ const BATCH = 1_000;
  * the counting is in (`countedAt`, the memory store's decision), not the clock's: a clock behind
  * the day counted in re-adds to that day's key, with that day's expiry.
  */
-export class RedisCatchUpRecovery {
+export class RedisCatchUp {
   private readonly identity: RedisIdentityTracker;
   private announced?: string;
   private refused = false;

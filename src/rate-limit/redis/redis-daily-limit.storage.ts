@@ -10,7 +10,7 @@ import {
 } from '../daily-limit.storage';
 import { type CountedInstant, secondsUntilReset } from '../daily-window';
 import { MemoryDailyLimitStorage } from '../memory-daily-limit.storage';
-import { RedisCatchUpRecovery } from './redis-catch-up.recovery';
+import { RedisCatchUp } from './redis-catch-up.recovery';
 import { RedisClockOffset } from './redis-clock.offset';
 import { RedisContributionLedger } from './redis-contribution.ledger';
 import { dayKey } from './redis-daily-count.script';
@@ -59,13 +59,7 @@ export class RedisDailyLimitStorage
     this.counter = new RedisDailyCounter(connection, this.ledger, memory, instance, logger);
     this.serverCheck = new RedisServerCheck(connection, allowEviction, logger);
     const countedAt = () => memory.countedAt(clock.now().getTime());
-    const catchUp = new RedisCatchUpRecovery(
-      connection,
-      this.ledger,
-      this.counter,
-      countedAt,
-      logger,
-    );
+    const catchUp = new RedisCatchUp(connection, this.ledger, this.counter, countedAt, logger);
     const { serverCheck, ledger } = this;
     this.failover = new RedisFailover(connection, serverCheck, catchUp, ledger, clock, logger);
     this.clockOffsetCheck = new RedisClockOffset(connection, clock, clockOffsetWarnMs, logger);

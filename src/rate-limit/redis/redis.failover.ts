@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Clock } from '../../common/clock';
 import type { DailyLimitState } from '../daily-limit.storage';
-import type { RedisCatchUpRecovery } from './redis-catch-up.recovery';
+import type { RedisCatchUp } from './redis-catch-up.recovery';
 import type { RedisContributionLedger } from './redis-contribution.ledger';
 import { EvictingRedisError, type RedisServerCheck } from './redis-server.check';
 import type { RedisConnection } from './redis.connection';
@@ -36,7 +36,7 @@ export class RedisFailover {
   constructor(
     private readonly connection: RedisConnection,
     private readonly serverCheck: RedisServerCheck,
-    private readonly catchUp: RedisCatchUpRecovery,
+    private readonly catchUp: RedisCatchUp,
     private readonly ledger: RedisContributionLedger,
     private readonly clock: Clock,
     private readonly logger: LoggerService,
