@@ -13,7 +13,7 @@ import { DailyLimitPolicy } from './daily-limit.policy';
 import { DailyLimitStorage } from './daily-limit.storage';
 import { DAY_MS } from './daily-window';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
-import { connectRedis } from './redis/redis-connection.factory';
+import { connectRedis } from './redis/redis-clients';
 import { RedisDailyLimitStorage } from './redis/redis-daily-limit.storage';
 
 /** The store RATE_LIMIT_STORE names; the memory store doubles as Redis's fallback. */

@@ -10,18 +10,18 @@ import {
 } from '../daily-limit.storage';
 import { type CountedInstant, secondsUntilReset } from '../daily-window';
 import { MemoryDailyLimitStorage } from '../memory-daily-limit.storage';
-import { RedisCatchUp } from './redis-catch-up.recovery';
-import { RedisClockOffset } from './redis-clock.offset';
-import { RedisContributionLedger } from './redis-contribution.ledger';
-import { dayKey } from './redis-daily-count.script';
-import { RedisDailyCounter } from './redis-daily.counter';
-import { RedisServerCheck } from './redis-server.check';
-import { RedisFailover } from './redis.failover';
-import type { RedisConnection } from './redis.connection';
+import { RedisCatchUp } from './redis-catch-up';
+import { RedisClockOffset } from './redis-clock-offset';
+import { RedisContributionLedger } from './redis-contribution-ledger';
+import { dayKey } from './redis-daily-count-script';
+import { RedisDailyCounter } from './redis-daily-counter';
+import { RedisServerCheck } from './redis-server-check';
+import { RedisFailover } from './redis-failover';
+import type { RedisConnection } from './redis-connection';
 
 /**
  * Daily counters shared by every instance in Redis: one atomic script per request on the client's
- * day key (redis-daily-count.script.ts), so exactly `limit` requests pass per client per day
+ * day key (redis-daily-count-script.ts), so exactly `limit` requests pass per client per day
  * across instances. Each instance adds to a field of its own in that key (a random id per
  * process) and remembers what it contributed (RedisContributionLedger), so a Redis that comes
  * back empty gets it back. Where it counts, in Redis or alone in memory, is RedisFailover's

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../../common/clock';
-import type { RedisConnection } from './redis.connection';
+import type { RedisConnection } from './redis-connection';
 
 /** How often the offset is measured while Redis answers. */
 const CLOCK_CHECK_MS = 30_000;

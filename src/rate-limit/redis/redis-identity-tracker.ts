@@ -1,5 +1,5 @@
 import type { Cluster } from 'ioredis';
-import type { RedisConnection } from './redis.connection';
+import type { RedisConnection } from './redis-connection';
 
 const runIdOf = (info: string): string | undefined => /run_id:(\w+)/.exec(info)?.[1];
 

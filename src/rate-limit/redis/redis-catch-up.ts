@@ -1,10 +1,10 @@
 import type { LoggerService } from '@nestjs/common';
-import type { RedisContributionLedger } from './redis-contribution.ledger';
+import type { RedisContributionLedger } from './redis-contribution-ledger';
 import type { CountedInstant } from '../daily-window';
-import { dayKey } from './redis-daily-count.script';
-import type { RedisDailyCounter } from './redis-daily.counter';
-import { IdentityCheck, RedisIdentityTracker } from './redis-identity.tracker';
-import type { RedisConnection } from './redis.connection';
+import { dayKey } from './redis-daily-count-script';
+import type { RedisDailyCounter } from './redis-daily-counter';
+import { IdentityCheck, RedisIdentityTracker } from './redis-identity-tracker';
+import type { RedisConnection } from './redis-connection';
 import { errorText } from '../../edge/error-text';
 
 /** Commands in flight at once during a catch-up: each touches one key, none spans slots. */

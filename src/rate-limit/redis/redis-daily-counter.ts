@@ -1,9 +1,9 @@
 import type { LoggerService } from '@nestjs/common';
 import type { CountedInstant } from '../daily-window';
 import type { MemoryDailyLimitStorage } from '../memory-daily-limit.storage';
-import type { RedisContributionLedger } from './redis-contribution.ledger';
-import { DailyCount, keyTtl, readDailyCount } from './redis-daily-count.script';
-import type { RedisConnection } from './redis.connection';
+import type { RedisContributionLedger } from './redis-contribution-ledger';
+import { DailyCount, keyTtl, readDailyCount } from './redis-daily-count-script';
+import type { RedisConnection } from './redis-connection';
 
 /** A reply read: the shared count, and whether the instance follows it down (a reset). */
 type CountReply = DailyCount & { reset: boolean };

@@ -1,5 +1,5 @@
 import Redis, { Cluster } from 'ioredis';
-import { RedisConnection } from './redis.connection';
+import { RedisConnection } from './redis-connection';
 
 const server = (db?: number) => ({ status: 'ready', options: { db } }) as unknown as Redis;
 const node = (port: number) => ({ options: { host: '10.0.0.1', port } }) as unknown as Redis;

@@ -1,10 +1,10 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Clock } from '../../common/clock';
 import type { DailyLimitState } from '../daily-limit.storage';
-import type { RedisCatchUp } from './redis-catch-up.recovery';
-import type { RedisContributionLedger } from './redis-contribution.ledger';
-import { EvictingRedisError, type RedisServerCheck } from './redis-server.check';
-import type { RedisConnection } from './redis.connection';
+import type { RedisCatchUp } from './redis-catch-up';
+import type { RedisContributionLedger } from './redis-contribution-ledger';
+import { EvictingRedisError, type RedisServerCheck } from './redis-server-check';
+import type { RedisConnection } from './redis-connection';
 import { errorText } from '../../edge/error-text';
 
 /** While counting alone, how often the store asks Redis whether it is back. */
