@@ -9,7 +9,7 @@ import {
   DailyLimitStorage,
   dailyRecord,
 } from './daily-limit.storage';
-import { CountedInstant, DayRollover, secondsUntilReset, utcDayNumber } from './daily-window';
+import { CountedInstant, DayRollover, secondsUntilReset } from './daily-window';
 
 /**
  * A copy of `key` in one piece. IPv6 keys are built by concatenation ('2001:db8:1:2::' + '/64'),
@@ -85,7 +85,7 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
 
   /** The count of `key` in the Map for the day counted in (0 when it has none). */
   count(key: string, now = this.clock.now().getTime()): number {
-    return utcDayNumber(now) > this.days.day ? 0 : (this.counts.get(key) ?? 0);
+    return this.days.isAhead(now) ? 0 : (this.counts.get(key) ?? 0);
   }
 
   override refuseAtOnce(
@@ -93,7 +93,7 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     limit: number,
     now = this.clock.now().getTime(),
   ): DailyLimitRecord | undefined {
-    if (utcDayNumber(now) > this.days.day) return undefined;
+    if (this.days.isAhead(now)) return undefined;
     const hits = this.inMap(key) ? this.counts.get(key) : this.overflow?.count(key, limit);
     if (hits === undefined || hits < limit) return undefined;
     return this.hit(key, limit, 0, now);
@@ -123,14 +123,14 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     return { now, day: this.days.dayOf(now) };
   }
 
-  /** The latest day counted in (a shared count that comes back for an earlier day is late). */
-  get latestDay(): number {
-    return this.days.day;
+  /** Whether UTC day `day` is over here: a later day is counted in (a shared count for it is late). */
+  isPast(day: number): boolean {
+    return this.days.isPast(day);
   }
 
   /** Whether `key` is counted exactly, in the Map, on the day counted in (else in the sketch). */
   tracks(key: string, now = this.clock.now().getTime()): boolean {
-    return utcDayNumber(now) > this.days.day || this.inMap(key);
+    return this.days.isAhead(now) || this.inMap(key);
   }
 
   private inMap(key: string): boolean {

@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import type { CountedInstant } from '../daily-window';
+import { type CountedInstant, isDayOf } from '../daily-window';
 import type { MemoryDailyLimitStorage } from '../memory-daily-limit.storage';
 import type { RedisContributionLedger } from './redis-contribution-ledger';
 import { DailyCount, keyTtl, readDailyCount } from './redis-daily-count-script';
@@ -89,7 +89,7 @@ export class RedisDailyCounter {
     day: number,
     at: CountedInstant,
   ): Promise<unknown> {
-    const { own, floor } = day === at.day ? this.floor(client, counted, at) : NONE;
+    const { own, floor } = isDayOf(day, at) ? this.floor(client, counted, at) : NONE;
     return this.connection.client.dailyCount(
       key,
       this.instance,

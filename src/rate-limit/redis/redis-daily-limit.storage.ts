@@ -159,7 +159,7 @@ export class RedisDailyLimitStorage
     if (count === undefined) return this.memory.hit(key, limit, 0, now);
     // A shared count that comes back after its day (another hit started the next one meanwhile)
     // was counted there: answered as it is, without touching the later day's counts.
-    if (day < this.memory.latestDay)
+    if (this.memory.isPast(day))
       return dailyRecord(count.total, limit, secondsUntilReset(now, day));
     if (!this.memory.tracks(key, now)) {
       // Past the Map: the answer is the shared count, and the sketch is raised to it (it never
