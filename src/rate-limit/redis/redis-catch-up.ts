@@ -4,7 +4,7 @@ import type { CountedInstant } from '../daily-window';
 import { dayKey } from './redis-daily-count-script';
 import type { RedisDailyCounter } from './redis-daily-counter';
 import { IdentityCheck, RedisIdentityTracker } from './redis-identity-tracker';
-import type { RedisConnection } from './redis-connection';
+import { isReplyError, type RedisConnection } from './redis-connection';
 import { errorText } from '../../edge/error-text';
 
 /** Commands in flight at once during a catch-up: each touches one key, none spans slots. */
@@ -84,7 +84,7 @@ export class RedisCatchUp {
       await this.connection.client.select(database);
       this.refused = false;
     } catch (error) {
-      if ((error as Error)?.name === 'ReplyError' && !this.refused) {
+      if (isReplyError(error) && !this.refused) {
         this.refused = true;
         this.logger.warn(
           `Redis at ${this.connection.address} refuses database ${database} (${errorText(error)}): counting in this instance's memory, never in another database, until it takes it`,
