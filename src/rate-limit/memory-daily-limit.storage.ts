@@ -4,6 +4,7 @@ import { DEFAULT_MAX_TRACKED_CLIENTS, DEFAULT_OVERFLOW_SKETCH_MB } from '../conf
 import { errorText } from '../edge/error-text';
 import { CountMinSketch } from './count-min-sketch';
 import {
+  DAILY_LIMIT_CONTEXT,
   DailyLimitRecord,
   DailyLimitState,
   DailyLimitStorage,
@@ -46,7 +47,7 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     private readonly clock: Clock,
     /** Clients counted exactly a day, before new ones go to the sketch (MAX_TRACKED_CLIENTS). */
     readonly maxClients = DEFAULT_MAX_TRACKED_CLIENTS,
-    private readonly logger: LoggerService = new Logger('DailyLimit'),
+    private readonly logger: LoggerService = new Logger(DAILY_LIMIT_CONTEXT),
     /** The sketch's memory in MiB (OVERFLOW_SKETCH_MB). */
     private readonly sketchMegabytes = DEFAULT_OVERFLOW_SKETCH_MB,
   ) {

@@ -10,7 +10,7 @@ import { DailyLimitGuard } from './daily-limit.guard';
 import { DailyLimitHealthIndicator } from './daily-limit.health';
 import { DailyLimitGauges } from './daily-limit.metrics';
 import { DailyLimitPolicy } from './daily-limit.policy';
-import { DailyLimitStorage } from './daily-limit.storage';
+import { DAILY_LIMIT_CONTEXT, DailyLimitStorage } from './daily-limit.storage';
 import { DAY_MS } from './daily-window';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 import { connectRedis } from './redis/redis-clients';
@@ -28,7 +28,7 @@ function dailyLimitStorage(
   ) as RedisSettings;
   const allowEviction = config.get('REDIS_ALLOW_EVICTION', { infer: true });
   const clockOffsetWarnMs = config.get('REDIS_CLOCK_OFFSET_WARN_MS', { infer: true });
-  const logger = new Logger('DailyLimit');
+  const logger = new Logger(DAILY_LIMIT_CONTEXT);
   return new RedisDailyLimitStorage(connectRedis(settings), memory, clock, logger, {
     allowEviction,
     clockOffsetWarnMs,

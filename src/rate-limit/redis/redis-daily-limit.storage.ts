@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import { DEFAULT_REDIS_CLOCK_OFFSET_WARN_MS } from '../../config/environment';
 import {
+  DAILY_LIMIT_CONTEXT,
   DailyLimitRecord,
   DailyLimitState,
   DailyLimitStorage,
@@ -46,7 +47,7 @@ export class RedisDailyLimitStorage
     private readonly connection: RedisConnection,
     private readonly memory: MemoryDailyLimitStorage,
     private readonly clock: Clock,
-    logger: LoggerService = new Logger('DailyLimit'),
+    logger: LoggerService = new Logger(DAILY_LIMIT_CONTEXT),
     {
       allowEviction = false,
       clockOffsetWarnMs = DEFAULT_REDIS_CLOCK_OFFSET_WARN_MS,
