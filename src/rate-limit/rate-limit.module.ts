@@ -29,7 +29,7 @@ function dailyLimitStorage(
   const allowEviction = config.get('REDIS_ALLOW_EVICTION', { infer: true });
   const clockOffsetWarnMs = config.get('REDIS_CLOCK_OFFSET_WARN_MS', { infer: true });
   const logger = new Logger(DAILY_LIMIT_CONTEXT);
-  return new RedisDailyLimitStorage(connectRedis(settings), memory, clock, logger, {
+  return new RedisDailyLimitStorage(connectRedis(settings), memory.fallback, clock, logger, {
     allowEviction,
     clockOffsetWarnMs,
   });

@@ -78,7 +78,7 @@ export async function startRedisStore(
     { topology: 'standalone', client: createRedisClient(url) },
     'test-redis',
   );
-  const storage = new RedisDailyLimitStorage(connection, memory, clock, logger, {
+  const storage = new RedisDailyLimitStorage(connection, memory.fallback, clock, logger, {
     clockOffsetWarnMs: Number.POSITIVE_INFINITY,
   });
   await storage.onModuleInit();

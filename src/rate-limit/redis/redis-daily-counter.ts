@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { type CountedInstant, isDayOf } from '../daily-window';
-import type { MemoryDailyLimitStorage } from '../memory-daily-limit.storage';
+import type { DailyLimitFallback } from '../memory-daily-limit.storage';
 import type { RedisContributionLedger } from './redis-contribution-ledger';
 import { DailyCount, keyTtl, readDailyCount } from './redis-daily-count-script';
 import type { RedisConnection } from './redis-connection';
@@ -24,7 +24,7 @@ export class RedisDailyCounter {
   constructor(
     private readonly connection: RedisConnection,
     private readonly ledger: RedisContributionLedger,
-    private readonly memory: MemoryDailyLimitStorage,
+    private readonly memory: DailyLimitFallback,
     /** This process's field in each client's key. */
     readonly instance: string,
     private readonly logger: LoggerService,

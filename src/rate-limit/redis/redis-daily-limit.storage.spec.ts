@@ -48,7 +48,7 @@ async function started(topology: 'standalone' | 'cluster', maxClients = 1_000) {
   const memory = new MemoryDailyLimitStorage(clock, maxClients, logger);
   const store = new RedisDailyLimitStorage(
     new RedisConnection(endpoint, 'fake'),
-    memory,
+    memory.fallback,
     clock,
     logger,
   );

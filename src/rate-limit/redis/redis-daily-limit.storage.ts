@@ -10,7 +10,7 @@ import {
   dailyRecord,
 } from '../daily-limit.storage';
 import { type CountedInstant, secondsUntilReset } from '../daily-window';
-import { MemoryDailyLimitStorage } from '../memory-daily-limit.storage';
+import type { DailyLimitFallback } from '../memory-daily-limit.storage';
 import { RedisCatchUp } from './redis-catch-up';
 import { RedisClockOffset } from './redis-clock-offset';
 import { RedisContributionLedger } from './redis-contribution-ledger';
@@ -45,7 +45,8 @@ export class RedisDailyLimitStorage
 
   constructor(
     private readonly connection: RedisConnection,
-    private readonly memory: MemoryDailyLimitStorage,
+    /** This instance's own counts (MemoryDailyLimitStorage's `fallback`). */
+    private readonly memory: DailyLimitFallback,
     private readonly clock: Clock,
     logger: LoggerService = new Logger(DAILY_LIMIT_CONTEXT),
     {
@@ -79,7 +80,7 @@ export class RedisDailyLimitStorage
       if (shared !== undefined) return shared;
     }
     this.ledger.countAlone(key, dayKey(key, at.day), at.day);
-    return this.memory.hit(key, limit, 0, at.now);
+    return this.memory.hit(key, limit, at.now);
   }
 
   /**
@@ -157,7 +158,7 @@ export class RedisDailyLimitStorage
   ) {
     const count = this.counter.read(key, redisKey, reply, at.day, this.failover.steady);
     const { now, day } = at;
-    if (count === undefined) return this.memory.hit(key, limit, 0, now);
+    if (count === undefined) return this.memory.hit(key, limit, now);
     // A shared count that comes back after its day (another hit started the next one meanwhile)
     // was counted there: answered as it is, without touching the later day's counts.
     if (this.memory.isPast(day))
@@ -165,11 +166,11 @@ export class RedisDailyLimitStorage
     if (!this.memory.tracks(key, now)) {
       // Past the Map: the answer is the shared count, and the sketch is raised to it (it never
       // falls), so that a fallback goes on from there rather than from zero.
-      this.memory.hit(key, limit, count.total, now);
+      this.memory.raiseTo(key, limit, count.total, now);
       return dailyRecord(count.total, limit, secondsUntilReset(now, day));
     }
     return count.reset
-      ? this.memory.follow(key, limit, count.total, now)
-      : this.memory.hit(key, limit, count.total, now);
+      ? this.memory.followDown(key, limit, count.total, now)
+      : this.memory.raiseTo(key, limit, count.total, now);
   }
 }
