@@ -28,7 +28,7 @@ export class RedisCatchUp {
     private readonly connection: RedisConnection,
     private readonly ledger: RedisContributionLedger,
     private readonly counter: RedisDailyCounter,
-    /** The instant as the store counts it now (MemoryDailyLimitStorage's `countedAt`). */
+    /** The instant as the store counts it now (DailyLimitFallback's `countedAt`). */
     private readonly countedAt: () => CountedInstant,
     private readonly logger: LoggerService,
   ) {

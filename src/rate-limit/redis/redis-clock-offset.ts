@@ -68,7 +68,7 @@ export class RedisClockOffset {
     clearInterval(this.timer);
   }
 
-  /** One measurement; nothing when Redis does not answer (the outage is the failover's to report). */
+  /** One measurement; nothing when Redis does not answer (the outage is RedisRecovery's to report). */
   async measure(): Promise<void> {
     let best: { offset: number; roundTrip: number } | undefined;
     for (let i = 0; i < SAMPLES; i++) {

@@ -17,7 +17,7 @@ export const BLOCKED_RECHECK_MS = 5_000;
  * to a Redis that came back empty. Also the hits counted alone not yet added (by Redis key: an
  * outage may span midnight). Each map holds at most `maxClients` clients (MAX_TRACKED_CLIENTS);
  * a client past that is still counted, only not remembered here. Today's maps go whole at midnight.
- * Every day it is given is the one the memory store decided (MemoryDailyLimitStorage's
+ * Every day it is given is the one the memory store decided (DailyLimitFallback's
  * `countedAt`): the latest day counted, also while the clock stands behind it.
  */
 export class RedisContributionLedger {
