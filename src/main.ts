@@ -5,7 +5,7 @@ import { AppModule } from './app.module';
 import { explainListenError, ListenError } from './common/listen-error';
 import { Environment, InvalidConfigurationError } from './config/environment';
 import { errorText } from './edge/error-text';
-import { EvictingRedisError } from './rate-limit/redis/redis-server.check';
+import { EvictingRedisError } from './rate-limit/redis/redis-server-check';
 import { stdoutWritten } from './logging/stdout-log';
 
 async function bootstrap(): Promise<void> {

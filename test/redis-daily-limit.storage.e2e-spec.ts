@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
-import { createRedisClient } from '../src/rate-limit/redis/redis-connection.factory';
-import { redisKey } from '../src/rate-limit/redis/redis-daily-count.script';
+import { createRedisClient } from '../src/rate-limit/redis/redis-clients';
+import { redisKey } from '../src/rate-limit/redis/redis-daily-count-script';
 import { RedisDailyLimitStorage } from '../src/rate-limit/redis/redis-daily-limit.storage';
 import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
 import { SettableClock } from '../src/testing/settable-clock';

@@ -1,6 +1,9 @@
 import { ThrottlerStorage } from '@nestjs/throttler';
 import type { RedisTopology } from '../config/redis-topology';
 
+/** The logger context of every daily-limit line (the stores, their fallback, the checks of Redis). */
+export const DAILY_LIMIT_CONTEXT = 'DailyLimit';
+
 /** What a storage answers for one hit (the throttler's record type, without importing from dist/). */
 export type DailyLimitRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 

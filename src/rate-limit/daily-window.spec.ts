@@ -1,4 +1,4 @@
-import { DayRollover, secondsUntilReset, utcDateKey, utcDayNumber } from './daily-window';
+import { DayRollover, isDayOf, secondsUntilReset, utcDateKey, utcDayNumber } from './daily-window';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -53,5 +53,33 @@ describe('DayRollover', () => {
     expect(days.dayOf(Date.parse('2026-11-23T00:00:00.000Z'))).toBe(20780);
     expect(days.reachDay(20779)).toBe(20779);
     expect(started).toEqual([20779]);
+  });
+
+  it('answers every day comparison of the stores: counted, past, ahead, and entering a day', () => {
+    const started: number[] = [];
+    const days = new DayRollover(() => started.push(days.day));
+    days.reach(Date.parse('2026-11-22T00:00:30.000Z'));
+    expect([days.isCounted(20779), days.isCounted(20778), days.isCounted(20780)]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    expect([days.isPast(20778), days.isPast(20779), days.isPast(20780)]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    // Behind the day counted in (stepped back), or on it: not ahead; the next day is, until reached.
+    expect(days.isAhead(Date.parse('2026-11-21T23:58:00.000Z'))).toBe(false);
+    expect(days.isAhead(Date.parse('2026-11-22T23:59:59.999Z'))).toBe(false);
+    expect(days.isAhead(Date.parse('2026-11-23T00:00:00.000Z'))).toBe(true);
+    // A late reply for the day before neither enters it nor moves the day; a later day starts.
+    expect([days.enter(20778), days.enter(20779), days.enter(20780)]).toEqual([false, true, true]);
+    expect(started).toEqual([20779, 20780]);
+  });
+
+  it("tells whether a key's day is the one an instant counts in", () => {
+    const at = { now: Date.parse('2026-11-21T23:58:00.000Z'), day: 20779 };
+    expect([isDayOf(20779, at), isDayOf(20778, at)]).toEqual([true, false]);
   });
 });

@@ -62,4 +62,30 @@ export class DayRollover {
     }
     return this.latest;
   }
+
+  /** `reachDay`, then whether `day` is the day counted in (false for an earlier day: a late reply). */
+  enter(day: number): boolean {
+    return this.reachDay(day) === day;
+  }
+
+  /** Whether `day` is the day counted in (what is kept is that day's, nothing of another). */
+  isCounted(day: number): boolean {
+    return day === this.latest;
+  }
+
+  /** Whether `day` is earlier than the day counted in: a later day has started since. */
+  isPast(day: number): boolean {
+    return day < this.latest;
+  }
+
+  /**
+   * Whether `now` is on a later day than the one counted in, not reached yet: what is kept is the
+   * day before's, and counts for `now` start from zero.
+   */
+  isAhead(now: number): boolean {
+    return utcDayNumber(now) > this.latest;
+  }
 }
+
+/** Whether UTC day `day` is the one `at` counts in (hits counted alone before midnight are not). */
+export const isDayOf = (day: number, at: CountedInstant): boolean => day === at.day;

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_TRACKED_CLIENTS } from '../config/environment';
 import { SettableClock } from '../testing/settable-clock';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 import { RecordingLogger } from '../testing/recording-logger';
@@ -7,6 +8,8 @@ describe('MemoryDailyLimitStorage', () => {
   let storage: MemoryDailyLimitStorage;
   const hit = (key = 'a', limit = 3) =>
     storage.increment(key, 86_400_000, limit, 86_400_000, 'daily');
+  /** The clock's reading, as the Redis store passes it to the fallback. */
+  const now = () => clock.now().getTime();
 
   beforeEach(() => {
     clock = new SettableClock('2026-11-21T12:00:00.000Z');
@@ -57,9 +60,10 @@ describe('MemoryDailyLimitStorage', () => {
   });
 
   it('raises a count to a total known from elsewhere, never lowers it', () => {
-    expect(storage.hit('shared', 10, 7).totalHits).toBe(7);
-    expect(storage.hit('shared', 10, 2).totalHits).toBe(8);
+    expect(storage.fallback.raiseTo('shared', 10, 7, now()).totalHits).toBe(7);
+    expect(storage.fallback.raiseTo('shared', 10, 2, now()).totalHits).toBe(8);
     expect(storage.hit('shared', 10).totalHits).toBe(9);
+    expect(storage.fallback.hit('shared', 10, now()).totalHits).toBe(10);
   });
 
   describe('refuseAtOnce', () => {
@@ -93,12 +97,12 @@ describe('MemoryDailyLimitStorage', () => {
 
   it('tells the day an instant counts in: its own, or the later one counted in', () => {
     const behind = Date.parse('2026-11-21T23:58:00.000Z');
-    expect(storage.countedAt(behind)).toEqual({ now: behind, day: 20778 });
+    expect(storage.fallback.countedAt(behind)).toEqual({ now: behind, day: 20778 });
     clock.set('2026-11-22T00:00:30.000Z');
     storage.hit('a', 3);
     // Behind the 22nd's first hit: still the 22nd, and nothing moves by asking.
-    expect(storage.countedAt(behind)).toEqual({ now: behind, day: 20779 });
-    expect(storage.latestDay).toBe(20779);
+    expect(storage.fallback.countedAt(behind)).toEqual({ now: behind, day: 20779 });
+    expect([storage.fallback.isPast(20778), storage.fallback.isPast(20779)]).toEqual([true, false]);
   });
 
   describe('time only moves forward', () => {
@@ -121,7 +125,7 @@ describe('MemoryDailyLimitStorage', () => {
       expect(storage.hit('new', 3)).toMatchObject({ totalHits: 1, timeToExpire: 86_403 });
       storage.hit('a', 3);
       expect(storage.refuseAtOnce('a', 3)).toMatchObject({ totalHits: 4, isBlocked: true });
-      expect(storage.count('a')).toBe(4);
+      expect(storage.fallback.count('a', now())).toBe(4);
       at('2026-11-22T00:00:02.000Z');
       expect(storage.hit('a', 3)).toMatchObject({ totalHits: 5, timeToExpire: 86_398 });
       at('2026-11-23T00:00:00.000Z');
@@ -133,14 +137,17 @@ describe('MemoryDailyLimitStorage', () => {
       storage.hit('a', 100);
       at('2026-11-21T23:58:00.000Z');
       // The Redis store passes the clock as it reads: the reset is the 22nd's end by this clock.
-      expect(storage.hit('a', 100, 62)).toEqual({
+      expect(storage.fallback.raiseTo('a', 100, 62, now())).toEqual({
         totalHits: 62,
         timeToExpire: 86_520,
         isBlocked: false,
         timeToBlockExpire: 0,
       });
-      expect(storage.follow('a', 100, 5)).toMatchObject({ totalHits: 5, timeToExpire: 86_520 });
-      expect(storage.count('a')).toBe(5);
+      expect(storage.fallback.followDown('a', 100, 5, now())).toMatchObject({
+        totalHits: 5,
+        timeToExpire: 86_520,
+      });
+      expect(storage.fallback.count('a', now())).toBe(5);
     });
 
     it('changes nothing but the reset when the clock steps back within a day', () => {
@@ -195,7 +202,7 @@ describe('MemoryDailyLimitStorage', () => {
           [4, true],
           [5, true],
         ]);
-        expect(storage.tracks(client)).toBe(false);
+        expect(storage.fallback.tracks(client, now())).toBe(false);
       }
       expect(storage.refuseAtOnce('203.0.113.1', 3)).toMatchObject({ isBlocked: true });
       expect(storage.refuseAtOnce('203.0.200.200', 3)).toBeUndefined();
@@ -222,9 +229,12 @@ describe('MemoryDailyLimitStorage', () => {
 
   it('follows a count that went down (a reset in Redis), and tells its count of a key', () => {
     for (let i = 0; i < 5; i++) storage.hit('a', 3);
-    expect(storage.count('a')).toBe(5);
-    expect(storage.follow('a', 3, 1)).toMatchObject({ totalHits: 1, isBlocked: false });
+    const { fallback } = storage;
+    expect(fallback.count('a', now())).toBe(5);
+    expect(fallback.followDown('a', 3, 1, now())).toMatchObject({ totalHits: 1, isBlocked: false });
     expect(storage.refuseAtOnce('a', 3)).toBeUndefined();
-    expect([storage.count('a'), storage.count('unknown')]).toEqual([1, 0]);
+    expect([fallback.count('a', now()), fallback.count('unknown', now())]).toEqual([1, 0]);
+    expect(fallback.tracks('a', now())).toBe(true);
+    expect(fallback.maxClients).toBe(DEFAULT_MAX_TRACKED_CLIENTS);
   });
 });

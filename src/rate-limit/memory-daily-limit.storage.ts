@@ -4,12 +4,13 @@ import { DEFAULT_MAX_TRACKED_CLIENTS, DEFAULT_OVERFLOW_SKETCH_MB } from '../conf
 import { errorText } from '../edge/error-text';
 import { CountMinSketch } from './count-min-sketch';
 import {
+  DAILY_LIMIT_CONTEXT,
   DailyLimitRecord,
   DailyLimitState,
   DailyLimitStorage,
   dailyRecord,
 } from './daily-limit.storage';
-import { CountedInstant, DayRollover, secondsUntilReset, utcDayNumber } from './daily-window';
+import { CountedInstant, DayRollover, secondsUntilReset } from './daily-window';
 
 /**
  * A copy of `key` in one piece. IPv6 keys are built by concatenation ('2001:db8:1:2::' + '/64'),
@@ -25,13 +26,41 @@ const flat = (key: string): string => (key + ' ').slice(0, -1);
 const SKETCH_ROWS = 8;
 
 /**
+ * What the Redis store asks of this instance's own counts: the day a hit counts in, its fallback
+ * while Redis does not answer, and a copy of the shared counts that a fallback goes on from (and
+ * that a replaced key starts again from). `now` is the clock's reading the Redis store took for
+ * the hit, in ms since the epoch.
+ */
+export interface DailyLimitFallback {
+  /** Clients counted exactly a day (MAX_TRACKED_CLIENTS); the Redis store remembers as many. */
+  readonly maxClients: number;
+  /** `now` and the day it counts in: its own, or the latest day counted (time only moves forward). */
+  countedAt(now: number): CountedInstant;
+  /** One hit counted here alone. */
+  hit(key: string, limit: number, now: number): DailyLimitRecord;
+  /** One hit, the count raised to at least `total` (a shared count), never lowered. */
+  raiseTo(key: string, limit: number, total: number, now: number): DailyLimitRecord;
+  /** One hit, the count set to `total`: a shared count that went down (an operator's reset). */
+  followDown(key: string, limit: number, total: number, now: number): DailyLimitRecord;
+  /** The count of `key` in the Map for the day counted in (0 when it has none). */
+  count(key: string, now: number): number;
+  /** Whether `key` is counted exactly, in the Map (else in the sketch, which never falls). */
+  tracks(key: string, now: number): boolean;
+  /** DailyLimitStorage's `refuseAtOnce`, at `now`. */
+  refuseAtOnce(key: string, limit: number, now: number): DailyLimitRecord | undefined;
+  /** Whether UTC day `day` is over here: a later day is counted in (a shared count for it is late). */
+  isPast(day: number): boolean;
+}
+
+/**
  * Today's counters, for a single instance. No timers: the first hit of a new UTC day drops
  * yesterday's counts whole. Counting is synchronous, so a burst of concurrent requests can never
  * pass more than `limit`. The first `maxClients` clients of a day are counted exactly in a Map;
  * past it, new clients are counted in a count-min sketch of fixed memory, each on its own key and
  * never below its true count, so nobody passes the limit and memory stays bounded. Time only moves
  * forward: a clock that steps back behind the day already counted in goes on counting in that day
- * until it catches up (docs/contract.md, "Daily limit").
+ * until it catches up (docs/contract.md, "Daily limit"). With Redis, the same counts are the Redis
+ * store's `fallback`.
  */
 export class MemoryDailyLimitStorage extends DailyLimitStorage {
   private counts = new Map<string, number>();
@@ -41,62 +70,28 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     this.counts = new Map();
     this.overflow = undefined;
   });
+  /** These counts as the Redis store's fallback: a view, not a copy. */
+  readonly fallback: DailyLimitFallback;
 
   constructor(
     private readonly clock: Clock,
     /** Clients counted exactly a day, before new ones go to the sketch (MAX_TRACKED_CLIENTS). */
-    readonly maxClients = DEFAULT_MAX_TRACKED_CLIENTS,
-    private readonly logger: LoggerService = new Logger('DailyLimit'),
+    private readonly maxClients = DEFAULT_MAX_TRACKED_CLIENTS,
+    private readonly logger: LoggerService = new Logger(DAILY_LIMIT_CONTEXT),
     /** The sketch's memory in MiB (OVERFLOW_SKETCH_MB). */
     private readonly sketchMegabytes = DEFAULT_OVERFLOW_SKETCH_MB,
   ) {
     super();
+    this.fallback = this.asFallback();
   }
 
-  /**
-   * Counts one hit now, in the latest day counted, and answers at once. `atLeast` raises the count
-   * to a total known from elsewhere (the Redis store passes the shared count), so that if this store
-   * has to take over, it goes on from the last count this instance saw rather than from zero.
-   */
-  hit(key: string, limit: number, atLeast = 0, now = this.clock.now().getTime()): DailyLimitRecord {
-    const reset = secondsUntilReset(now, this.days.reach(now));
-    if (!this.inMap(key))
-      return dailyRecord(this.sketch(limit).hit(key, limit, atLeast), limit, reset);
-    const previous = this.counts.get(key);
-    const hits = Math.max((previous ?? 0) + 1, atLeast);
-    this.counts.set(previous === undefined ? flat(key) : key, hits);
-    return dailyRecord(hits, limit, reset);
+  /** Counts one hit now, in the latest day counted, and answers at once. */
+  hit(key: string, limit: number): DailyLimitRecord {
+    return this.add(key, limit, 0, this.clock.now().getTime());
   }
 
-  /**
-   * Sets `key`'s count to `count` exactly and answers this hit: the Redis store follows a shared
-   * count that went down (an operator reset the client). For a key tracked in the Map (`tracks`).
-   */
-  follow(
-    key: string,
-    limit: number,
-    count: number,
-    now = this.clock.now().getTime(),
-  ): DailyLimitRecord {
-    this.hit(key, limit, count, now);
-    this.counts.set(key, count);
-    return dailyRecord(count, limit, secondsUntilReset(now, this.days.day));
-  }
-
-  /** The count of `key` in the Map for the day counted in (0 when it has none). */
-  count(key: string, now = this.clock.now().getTime()): number {
-    return utcDayNumber(now) > this.days.day ? 0 : (this.counts.get(key) ?? 0);
-  }
-
-  override refuseAtOnce(
-    key: string,
-    limit: number,
-    now = this.clock.now().getTime(),
-  ): DailyLimitRecord | undefined {
-    if (utcDayNumber(now) > this.days.day) return undefined;
-    const hits = this.inMap(key) ? this.counts.get(key) : this.overflow?.count(key, limit);
-    if (hits === undefined || hits < limit) return undefined;
-    return this.hit(key, limit, 0, now);
+  override refuseAtOnce(key: string, limit: number): DailyLimitRecord | undefined {
+    return this.refuseAt(key, limit, this.clock.now().getTime());
   }
 
   state(): DailyLimitState {
@@ -113,24 +108,49 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     return this.overflow?.saturation ?? 0;
   }
 
+  private asFallback(): DailyLimitFallback {
+    return {
+      maxClients: this.maxClients,
+      // The one decision of the day for the Redis store too: its keys, expiries and catch-up
+      // follow it, so a clock stepping back never reaches an earlier day's key (a fresh budget).
+      countedAt: (now) => ({ now, day: this.days.dayOf(now) }),
+      hit: (key, limit, now) => this.add(key, limit, 0, now),
+      raiseTo: (key, limit, total, now) => this.add(key, limit, total, now),
+      followDown: (key, limit, total, now) => this.followDown(key, limit, total, now),
+      count: (key, now) => (this.days.isAhead(now) ? 0 : (this.counts.get(key) ?? 0)),
+      tracks: (key, now) => this.days.isAhead(now) || this.inMap(key),
+      refuseAtOnce: (key, limit, now) => this.refuseAt(key, limit, now),
+      isPast: (day) => this.days.isPast(day),
+    };
+  }
+
   /**
-   * `now` and the day it counts in: its own, or the latest day counted when the clock stands
-   * behind it (time only moves forward). The one decision of the day for a shared store too: its
-   * keys, its expiries and its catch-up follow it, so that a clock stepping back never reaches an
-   * earlier day's key (an expired one is a fresh budget).
+   * Counts one hit at `now`, in the latest day counted. `atLeast` raises the count to a total known
+   * from elsewhere (the Redis store's shared count), so that if this store has to take over, it
+   * goes on from the last count this instance saw rather than from zero.
    */
-  countedAt(now = this.clock.now().getTime()): CountedInstant {
-    return { now, day: this.days.dayOf(now) };
+  private add(key: string, limit: number, atLeast: number, now: number): DailyLimitRecord {
+    const reset = secondsUntilReset(now, this.days.reach(now));
+    if (!this.inMap(key))
+      return dailyRecord(this.sketch(limit).hit(key, limit, atLeast), limit, reset);
+    const previous = this.counts.get(key);
+    const hits = Math.max((previous ?? 0) + 1, atLeast);
+    this.counts.set(previous === undefined ? flat(key) : key, hits);
+    return dailyRecord(hits, limit, reset);
   }
 
-  /** The latest day counted in (a shared count that comes back for an earlier day is late). */
-  get latestDay(): number {
-    return this.days.day;
+  /** Sets `key`'s count to `count` exactly and answers this hit. For a key in the Map. */
+  private followDown(key: string, limit: number, count: number, now: number): DailyLimitRecord {
+    this.add(key, limit, count, now);
+    this.counts.set(key, count);
+    return dailyRecord(count, limit, secondsUntilReset(now, this.days.day));
   }
 
-  /** Whether `key` is counted exactly, in the Map, on the day counted in (else in the sketch). */
-  tracks(key: string, now = this.clock.now().getTime()): boolean {
-    return utcDayNumber(now) > this.days.day || this.inMap(key);
+  private refuseAt(key: string, limit: number, now: number): DailyLimitRecord | undefined {
+    if (this.days.isAhead(now)) return undefined;
+    const hits = this.inMap(key) ? this.counts.get(key) : this.overflow?.count(key, limit);
+    if (hits === undefined || hits < limit) return undefined;
+    return this.add(key, limit, 0, now);
   }
 
   private inMap(key: string): boolean {

@@ -10,10 +10,10 @@ import { DailyLimitGuard } from './daily-limit.guard';
 import { DailyLimitHealthIndicator } from './daily-limit.health';
 import { DailyLimitGauges } from './daily-limit.metrics';
 import { DailyLimitPolicy } from './daily-limit.policy';
-import { DailyLimitStorage } from './daily-limit.storage';
+import { DAILY_LIMIT_CONTEXT, DailyLimitStorage } from './daily-limit.storage';
 import { DAY_MS } from './daily-window';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
-import { connectRedis } from './redis/redis-connection.factory';
+import { connectRedis } from './redis/redis-clients';
 import { RedisDailyLimitStorage } from './redis/redis-daily-limit.storage';
 
 /** The store RATE_LIMIT_STORE names; the memory store doubles as Redis's fallback. */
@@ -28,8 +28,8 @@ function dailyLimitStorage(
   ) as RedisSettings;
   const allowEviction = config.get('REDIS_ALLOW_EVICTION', { infer: true });
   const clockOffsetWarnMs = config.get('REDIS_CLOCK_OFFSET_WARN_MS', { infer: true });
-  const logger = new Logger('DailyLimit');
-  return new RedisDailyLimitStorage(connectRedis(settings), memory, clock, logger, {
+  const logger = new Logger(DAILY_LIMIT_CONTEXT);
+  return new RedisDailyLimitStorage(connectRedis(settings), memory.fallback, clock, logger, {
     allowEviction,
     clockOffsetWarnMs,
   });

@@ -8,10 +8,10 @@ import {
   dailyRecord,
 } from '../../src/rate-limit/daily-limit.storage';
 import { MemoryDailyLimitStorage } from '../../src/rate-limit/memory-daily-limit.storage';
-import { createRedisClient } from '../../src/rate-limit/redis/redis-connection.factory';
+import { createRedisClient } from '../../src/rate-limit/redis/redis-clients';
 import { RedisDailyLimitStorage } from '../../src/rate-limit/redis/redis-daily-limit.storage';
-import { RedisConnection } from '../../src/rate-limit/redis/redis.connection';
-import { redisKey } from '../../src/rate-limit/redis/redis-daily-count.script';
+import { RedisConnection } from '../../src/rate-limit/redis/redis-connection';
+import { redisKey } from '../../src/rate-limit/redis/redis-daily-count-script';
 import { ISO_TIME } from './bodies';
 import { HttpAnswer, send } from './http';
 
@@ -78,7 +78,7 @@ export async function startRedisStore(
     { topology: 'standalone', client: createRedisClient(url) },
     'test-redis',
   );
-  const storage = new RedisDailyLimitStorage(connection, memory, clock, logger, {
+  const storage = new RedisDailyLimitStorage(connection, memory.fallback, clock, logger, {
     clockOffsetWarnMs: Number.POSITIVE_INFINITY,
   });
   await storage.onModuleInit();

@@ -5,7 +5,7 @@ import { waitFor } from '../../testing/processes';
 import { SettableClock } from '../../testing/settable-clock';
 import { MemoryDailyLimitStorage } from '../memory-daily-limit.storage';
 import { RedisDailyLimitStorage } from './redis-daily-limit.storage';
-import { RedisConnection } from './redis.connection';
+import { RedisConnection } from './redis-connection';
 
 const KEY = 'depreciation:daily:2026-11-21:203.0.113.7';
 /** The same client's key of the next day. */
@@ -48,7 +48,7 @@ async function started(topology: 'standalone' | 'cluster', maxClients = 1_000) {
   const memory = new MemoryDailyLimitStorage(clock, maxClients, logger);
   const store = new RedisDailyLimitStorage(
     new RedisConnection(endpoint, 'fake'),
-    memory,
+    memory.fallback,
     clock,
     logger,
   );

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../../common/clock';
-import type { RedisConnection } from './redis.connection';
+import type { RedisConnection } from './redis-connection';
 
 /** How often the offset is measured while Redis answers. */
 const CLOCK_CHECK_MS = 30_000;
@@ -68,7 +68,7 @@ export class RedisClockOffset {
     clearInterval(this.timer);
   }
 
-  /** One measurement; nothing when Redis does not answer (the outage is the failover's to report). */
+  /** One measurement; nothing when Redis does not answer (the outage is RedisRecovery's to report). */
   async measure(): Promise<void> {
     let best: { offset: number; roundTrip: number } | undefined;
     for (let i = 0; i < SAMPLES; i++) {

@@ -2,6 +2,13 @@ import calculateSlot from 'cluster-key-slot';
 import Redis, { Cluster } from 'ioredis';
 import type { RedisTopology } from '../../config/redis-topology';
 
+/** An error Redis answered with (ioredis's ReplyError): the server is there and refused a command. */
+export const isReplyError = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'ReplyError';
+
+/** A node by its address, `host:port`, as ioredis names a Cluster's nodes in its slot table. */
+export const nodeName = (node: Redis): string => `${node.options.host}:${node.options.port}`;
+
 /** A client and the topology it was made for (config/redis-topology.ts decides which). */
 export type RedisEndpoint =
   { topology: 'standalone' | 'sentinel'; client: Redis } | { topology: 'cluster'; client: Cluster };
@@ -61,7 +68,7 @@ export class RedisConnection {
 
   /** A primary, for logs: a Cluster's node by its address; one server by the address given. */
   nameOf(primary: Redis): string {
-    return this.cluster ? `${primary.options.host}:${primary.options.port}` : this.address;
+    return this.cluster ? nodeName(primary) : this.address;
   }
 
   /**
@@ -103,7 +110,7 @@ export class RedisConnection {
         client.off('ready', done).off('error', failed);
         resolve();
       };
-      const failed = (error: Error) => error.name !== 'ReplyError' && done();
+      const failed = (error: Error) => !isReplyError(error) && done();
       const timer = setTimeout(done, waitMs);
       client.on('ready', done).on('error', failed);
     });

@@ -6,8 +6,8 @@ import {
   RedisTopology,
   redisTopology,
 } from '../../config/redis-topology';
-import { DAILY_COUNT_LUA } from './redis-daily-count.script';
-import { RedisConnection, RedisEndpoint } from './redis.connection';
+import { DAILY_COUNT_LUA } from './redis-daily-count-script';
+import { RedisConnection, RedisEndpoint } from './redis-connection';
 
 /**
  * ioredis, loaded when the first client is made: a service on the in-memory store never loads it

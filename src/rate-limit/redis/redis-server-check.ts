@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { REDIS_KEY_PREFIX } from './redis-daily-count.script';
-import type { RedisConnection } from './redis.connection';
+import { REDIS_KEY_PREFIX } from './redis-daily-count-script';
+import { isReplyError, type RedisConnection } from './redis-connection';
 import { errorText } from '../../edge/error-text';
 
 /** A key of the store's own, for the script permission probe (nothing is written to it). */
@@ -12,8 +12,6 @@ const NO_SUCH_SCRIPT = '0'.repeat(40);
 /** Redis's maxmemory-policy allows evicting daily counters and the operator has not accepted it. */
 export class EvictingRedisError extends Error {}
 
-const isReplyError = (error: unknown): boolean =>
-  error instanceof Error && error.name === 'ReplyError';
 const isDenied = (error: Error) => isReplyError(error) && error.message.startsWith('NOPERM');
 const toError = (reason: unknown): Error =>
   reason instanceof Error ? reason : new Error(String(reason));

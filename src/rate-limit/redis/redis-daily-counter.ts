@@ -1,9 +1,9 @@
 import type { LoggerService } from '@nestjs/common';
-import type { CountedInstant } from '../daily-window';
-import type { MemoryDailyLimitStorage } from '../memory-daily-limit.storage';
-import type { RedisContributionLedger } from './redis-contribution.ledger';
-import { DailyCount, keyTtl, readDailyCount } from './redis-daily-count.script';
-import type { RedisConnection } from './redis.connection';
+import { type CountedInstant, isDayOf } from '../daily-window';
+import type { DailyLimitFallback } from '../memory-daily-limit.storage';
+import type { RedisContributionLedger } from './redis-contribution-ledger';
+import { DailyCount, keyTtl, readDailyCount } from './redis-daily-count-script';
+import type { RedisConnection } from './redis-connection';
 
 /** A reply read: the shared count, and whether the instance follows it down (a reset). */
 type CountReply = DailyCount & { reset: boolean };
@@ -24,7 +24,7 @@ export class RedisDailyCounter {
   constructor(
     private readonly connection: RedisConnection,
     private readonly ledger: RedisContributionLedger,
-    private readonly memory: MemoryDailyLimitStorage,
+    private readonly memory: DailyLimitFallback,
     /** This process's field in each client's key. */
     readonly instance: string,
     private readonly logger: LoggerService,
@@ -89,7 +89,7 @@ export class RedisDailyCounter {
     day: number,
     at: CountedInstant,
   ): Promise<unknown> {
-    const { own, floor } = day === at.day ? this.floor(client, counted, at) : NONE;
+    const { own, floor } = isDayOf(day, at) ? this.floor(client, counted, at) : NONE;
     return this.connection.client.dailyCount(
       key,
       this.instance,

@@ -1,4 +1,4 @@
-import { dayKey, keyTtl, readDailyCount, redisKey } from './redis-daily-count.script';
+import { dayKey, keyTtl, readDailyCount, redisKey } from './redis-daily-count-script';
 
 describe('redisKey', () => {
   it('names the prefix, the UTC date and the client', () => {

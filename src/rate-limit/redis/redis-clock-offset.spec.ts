@@ -1,8 +1,8 @@
 import type Redis from 'ioredis';
 import { RecordingLogger } from '../../testing/recording-logger';
 import { SettableClock } from '../../testing/settable-clock';
-import { RedisClockOffset } from './redis-clock.offset';
-import { RedisConnection } from './redis.connection';
+import { RedisClockOffset } from './redis-clock-offset';
+import { RedisConnection } from './redis-connection';
 
 const NOW = '2026-11-21T12:00:00.000Z';
 

@@ -1,5 +1,5 @@
 import Redis, { Cluster } from 'ioredis';
-import { RedisConnection } from './redis.connection';
+import { isReplyError, nodeName, RedisConnection } from './redis-connection';
 
 const server = (db?: number) => ({ status: 'ready', options: { db } }) as unknown as Redis;
 const node = (port: number) => ({ options: { host: '10.0.0.1', port } }) as unknown as Redis;
@@ -46,5 +46,15 @@ describe('RedisConnection', () => {
       '10.0.0.1:7000',
       '10.0.0.1:7001',
     ]);
+  });
+
+  it("tells Redis's refusals from failures to reach it, and names a node host:port", () => {
+    const reply = Object.assign(new Error('NOPERM no permissions'), { name: 'ReplyError' });
+    expect([reply, new Error('Connection is closed.'), 'ReplyError'].map(isReplyError)).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    expect(nodeName(node(7002))).toBe('10.0.0.1:7002');
   });
 });

@@ -1,5 +1,5 @@
 import type { Cluster } from 'ioredis';
-import type { RedisConnection } from './redis.connection';
+import { nodeName, type RedisConnection } from './redis-connection';
 
 const runIdOf = (info: string): string | undefined => /run_id:(\w+)/.exec(info)?.[1];
 
@@ -52,7 +52,7 @@ export class RedisIdentityTracker {
     await Promise.all(
       cluster.nodes('master').map(async (node) => {
         const runId = runIdOf(await node.info('server').catch(() => ''));
-        if (runId) runIds.set(`${node.options.host}:${node.options.port}`, runId);
+        if (runId) runIds.set(nodeName(node), runId);
       }),
     );
     const owners = cluster.slots.map((nodes) => {

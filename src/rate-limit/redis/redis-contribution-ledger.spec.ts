@@ -1,4 +1,4 @@
-import { BLOCKED_RECHECK_MS, RedisContributionLedger } from './redis-contribution.ledger';
+import { BLOCKED_RECHECK_MS, RedisContributionLedger } from './redis-contribution-ledger';
 
 /** 2026-11-21 and 22 as UTC day numbers: the ledger is given the day the store counts in. */
 const DAY = 20778;

@@ -1,6 +1,6 @@
 import { Cluster } from 'ioredis';
-import { RedisIdentityTracker } from './redis-identity.tracker';
-import { RedisConnection } from './redis.connection';
+import { RedisIdentityTracker } from './redis-identity-tracker';
+import { RedisConnection } from './redis-connection';
 
 /** Which node serves each slot, and the run_id each primary answers with (undefined: no answer). */
 interface Topology {

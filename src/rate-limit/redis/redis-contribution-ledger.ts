@@ -17,7 +17,7 @@ export const BLOCKED_RECHECK_MS = 5_000;
  * to a Redis that came back empty. Also the hits counted alone not yet added (by Redis key: an
  * outage may span midnight). Each map holds at most `maxClients` clients (MAX_TRACKED_CLIENTS);
  * a client past that is still counted, only not remembered here. Today's maps go whole at midnight.
- * Every day it is given is the one the memory store decided (MemoryDailyLimitStorage's
+ * Every day it is given is the one the memory store decided (DailyLimitFallback's
  * `countedAt`): the latest day counted, also while the clock stands behind it.
  */
 export class RedisContributionLedger {
@@ -44,7 +44,7 @@ export class RedisContributionLedger {
 
   /** What this instance contributed on `day` for `client` (0 when it does not know). */
   ownOf(client: string, day: number): number {
-    return day === this.days.day ? (this.own.get(client) ?? 0) : 0;
+    return this.days.isCounted(day) ? (this.own.get(client) ?? 0) : 0;
   }
 
   /** A hit counted in this instance's memory only: remembered, to be added to Redis later. */
@@ -97,7 +97,7 @@ export class RedisContributionLedger {
     size: number,
     include: (key: string) => boolean = () => true,
   ) {
-    if (day !== this.days.day) return;
+    if (!this.days.isCounted(day)) return;
     let batch: { client: string; key: string }[] = [];
     for (const client of this.own.keys()) {
       const key = keyOf(client);
@@ -117,7 +117,7 @@ export class RedisContributionLedger {
    * passed since its first refusal at once, or since it last asked.
    */
   recheckDue(client: string, { now, day }: CountedInstant): boolean {
-    if (!this.isToday(day)) return false;
+    if (!this.days.enter(day)) return false;
     const last = this.checked.get(client);
     if (last === undefined) {
       if (this.checked.size < this.maxClients) this.checked.set(client, now);
@@ -129,12 +129,7 @@ export class RedisContributionLedger {
   }
 
   private raise(client: string, own: number, day: number): void {
-    if (!this.isToday(day)) return; // a late reply for yesterday
+    if (!this.days.enter(day)) return; // a late reply for yesterday
     if (this.own.has(client) || this.own.size < this.maxClients) this.own.set(client, own);
-  }
-
-  /** Whether `day` is today's maps' (false for yesterday); a new day starts them afresh. */
-  private isToday(day: number): boolean {
-    return this.days.reachDay(day) === day;
   }
 }

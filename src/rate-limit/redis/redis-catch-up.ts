@@ -1,10 +1,10 @@
 import type { LoggerService } from '@nestjs/common';
-import type { RedisContributionLedger } from './redis-contribution.ledger';
+import type { RedisContributionLedger } from './redis-contribution-ledger';
 import type { CountedInstant } from '../daily-window';
-import { dayKey } from './redis-daily-count.script';
-import type { RedisDailyCounter } from './redis-daily.counter';
-import { IdentityCheck, RedisIdentityTracker } from './redis-identity.tracker';
-import type { RedisConnection } from './redis.connection';
+import { dayKey } from './redis-daily-count-script';
+import type { RedisDailyCounter } from './redis-daily-counter';
+import { IdentityCheck, RedisIdentityTracker } from './redis-identity-tracker';
+import { isReplyError, type RedisConnection } from './redis-connection';
 import { errorText } from '../../edge/error-text';
 
 /** Commands in flight at once during a catch-up: each touches one key, none spans slots. */
@@ -19,7 +19,7 @@ const BATCH = 1_000;
  * the counting is in (`countedAt`, the memory store's decision), not the clock's: a clock behind
  * the day counted in re-adds to that day's key, with that day's expiry.
  */
-export class RedisCatchUpRecovery {
+export class RedisCatchUp {
   private readonly identity: RedisIdentityTracker;
   private announced?: string;
   private refused = false;
@@ -28,7 +28,7 @@ export class RedisCatchUpRecovery {
     private readonly connection: RedisConnection,
     private readonly ledger: RedisContributionLedger,
     private readonly counter: RedisDailyCounter,
-    /** The instant as the store counts it now (MemoryDailyLimitStorage's `countedAt`). */
+    /** The instant as the store counts it now (DailyLimitFallback's `countedAt`). */
     private readonly countedAt: () => CountedInstant,
     private readonly logger: LoggerService,
   ) {
@@ -84,7 +84,7 @@ export class RedisCatchUpRecovery {
       await this.connection.client.select(database);
       this.refused = false;
     } catch (error) {
-      if ((error as Error)?.name === 'ReplyError' && !this.refused) {
+      if (isReplyError(error) && !this.refused) {
         this.refused = true;
         this.logger.warn(
           `Redis at ${this.connection.address} refuses database ${database} (${errorText(error)}): counting in this instance's memory, never in another database, until it takes it`,

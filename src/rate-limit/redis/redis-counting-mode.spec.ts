@@ -1,0 +1,70 @@
+import { RecordingLogger } from '../../testing/recording-logger';
+import { SettableClock } from '../../testing/settable-clock';
+import { RedisCountingMode } from './redis-counting-mode';
+
+const SHARED = 'Daily counters shared in Redis at r';
+
+describe('RedisCountingMode', () => {
+  let clock: SettableClock;
+  let logger: RecordingLogger;
+  let mode: RedisCountingMode;
+
+  beforeEach(() => {
+    clock = new SettableClock('2026-11-21T12:00:00.000Z');
+    logger = new RecordingLogger();
+    mode = new RedisCountingMode('r', clock, logger);
+  });
+
+  it('starts alone, shares after a catch-up no failure overtook, and logs each change once', () => {
+    expect(mode.state()).toEqual({
+      counting: 'memory',
+      shared: false,
+      since: '2026-11-21T12:00:00.000Z',
+    });
+    const overtaken = mode.generation;
+    expect(mode.toAlone('connection closed')).toBe(false);
+    expect(mode.toSharing(overtaken, SHARED)).toBe(false);
+    clock.set('2026-11-21T12:00:05.000Z');
+    expect(mode.toSharing(mode.generation, SHARED)).toBe(true);
+    expect(mode.toSharing(mode.generation, SHARED)).toBe(false);
+    expect(mode.state()).toEqual({
+      counting: 'redis',
+      shared: true,
+      since: '2026-11-21T12:00:05.000Z',
+    });
+    expect(mode.toAlone('timed out')).toBe(true);
+    expect(mode.toAlone('timed out')).toBe(false);
+    expect(logger.lines).toEqual([
+      `log: ${SHARED}`,
+      "warn: Redis at r unavailable (timed out): counting in this instance's memory until it is back",
+    ]);
+  });
+
+  it("counts a slot's clients alone from sharing only, and keeps that moment when all go alone", () => {
+    mode.toPartly('timed out');
+    expect(mode.inRedis).toBe(false);
+    mode.toSharing(mode.generation, SHARED);
+    clock.set('2026-11-21T12:00:07.000Z');
+    mode.toPartly('timed out');
+    mode.toPartly('timed out');
+    expect([mode.inRedis, mode.sharing]).toEqual([true, false]);
+    expect(mode.state()).toEqual({
+      counting: 'redis',
+      shared: false,
+      since: '2026-11-21T12:00:07.000Z',
+    });
+    clock.set('2026-11-21T12:00:09.000Z');
+    expect(mode.toAlone('connection closed')).toBe(true);
+    // Not shared for every client since the slot failed: /health's `since` stays at that moment.
+    expect(mode.state()).toMatchObject({ counting: 'memory', since: '2026-11-21T12:00:07.000Z' });
+    expect(logger.lines.filter((line) => line.includes('for some clients'))).toHaveLength(1);
+  });
+
+  it('changes nothing once closed', () => {
+    mode.toSharing(mode.generation, SHARED);
+    mode.close();
+    expect([mode.toAlone('connection closed'), mode.isClosed]).toEqual([false, true]);
+    mode.toPartly('timed out');
+    expect(mode.state()).toMatchObject({ counting: 'redis', shared: true });
+  });
+});
