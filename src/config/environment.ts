@@ -8,6 +8,7 @@ import {
   redisTopologyConflict,
 } from './redis-topology';
 import { IsRedisUrl } from './redis-url';
+import { shownValue } from './shown-value';
 import { IsTrustProxy, parseTrustProxy, type TrustProxy } from './trust-proxy';
 
 const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'verbose'] as const;
@@ -225,9 +226,6 @@ export class Environment {
 
 const KEYS = Object.keys(new Environment()) as (keyof Environment)[];
 
-/** A URL's user:password part, kept out of the start-up error (REDIS_URL may carry a password). */
-const URL_CREDENTIALS = /\/\/[^/@\s"]*@/g;
-
 /** A variable this service reads is set to something it cannot use. */
 export class InvalidConfigurationError extends Error {}
 
@@ -259,9 +257,9 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
   const [error] = validateSync(environment, { stopAtFirstError: true });
   if (error) {
     const reason = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
-    const value = JSON.stringify(given[error.property]).replace(URL_CREDENTIALS, '//***@');
+    const value = shownValue(error.property, given[error.property]);
     throw new InvalidConfigurationError(
-      `Invalid configuration: ${error.property}=${value} ${reason}`,
+      `Invalid configuration: ${error.property}${value} ${reason}`,
     );
   }
   const topologyConflict = redisTopologyConflict(given);
