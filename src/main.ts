@@ -1,3 +1,5 @@
+// First, before Nest loads: from here on SIGUSR1 cannot open the inspector (inspector-signal.ts).
+import { reportInspectorSignal } from './common/inspector-signal';
 import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { createApp } from './app.factory';
@@ -10,6 +12,7 @@ import { stdoutWritten } from './logging/stdout-log';
 
 async function bootstrap(): Promise<void> {
   const app = await createApp(AppModule, { shutDownOnSignals: true });
+  reportInspectorSignal((message) => Logger.warn(message, 'Signals'));
   const config = app.get<ConfigService<Environment, true>>(ConfigService);
   const [port, host] = [config.get('PORT', { infer: true }), config.get('HOST', { infer: true })];
   await app.listen(port, host).catch((error: unknown) => {

@@ -3,7 +3,8 @@ import { AddressInfo, createServer, Server } from 'node:net';
 import { README_EXAMPLE_REQUEST } from '../src/testing/readme-example';
 import { answerAt, limited } from './helpers/bodies';
 import { depreciate, send } from './helpers/http';
-import { freePort } from '../src/testing/processes';
+import { freePort, sleep } from '../src/testing/processes';
+import { tryConnect } from './helpers/raw-http';
 import { runToExit, ServerProcess, startServer } from './helpers/server-process';
 
 /** A documented answer of /docs-json: its JSON example and its headers' examples. */
@@ -90,6 +91,46 @@ describe('the built server as a process (node dist/main.js)', () => {
     const { code, stderr } = await runToExit({ [name]: value });
     expect(code).toBe(1);
     expect(stderr).toBe(`${message}\n`);
+  });
+
+  describe('SIGUSR1', () => {
+    /** Sends SIGUSR1 and gives Node time to open its inspector, were it to. */
+    async function usr1(server: ServerProcess): Promise<void> {
+      server.signal('SIGUSR1');
+      await sleep(500);
+    }
+
+    it('opens no inspector when started as npm start does (--disable-sigusr1), and it serves on', async () => {
+      const server = await startServer();
+      try {
+        await usr1(server);
+        expect(await tryConnect(9229)).toBe('ECONNREFUSED');
+        expect((await send({ port: server.port, path: '/health/live' })).status).toBe(200);
+        expect(server.stderr).toBe('');
+        expect(server.hasExited).toBe(false);
+      } finally {
+        await server.stop();
+      }
+    });
+
+    it('opens no inspector started without the flag either, and says it ignored the signal', async () => {
+      const server = await startServer({ LOG_LEVEL: 'info' }, { nodeFlags: [] });
+      try {
+        await usr1(server);
+        expect(await tryConnect(9229)).toBe('ECONNREFUSED');
+        expect((await send({ port: server.port, path: '/health/live' })).status).toBe(200);
+        expect(server.stderr).toBe('');
+        expect(server.logLines()).toContainEqual(
+          expect.objectContaining({
+            level: 'warn',
+            context: 'Signals',
+            msg: 'SIGUSR1 received: ignored (it would open the inspector; start node with --disable-sigusr1)',
+          }),
+        );
+      } finally {
+        await server.stop();
+      }
+    });
   });
 
   describe('ports', () => {

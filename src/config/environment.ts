@@ -32,7 +32,7 @@ export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 200;
 /** What stdout may hold for a reader that does not keep up, when LOG_BUFFER_BYTES is not set. */
 export const DEFAULT_LOG_BUFFER_BYTES = 4 * 1024 * 1024;
 
-/** The force-exit timeout after SIGTERM/SIGINT, in ms, when SHUTDOWN_TIMEOUT_MS is not set. */
+/** The force-exit timeout after a stop signal, in ms, when SHUTDOWN_TIMEOUT_MS is not set. */
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 /** `true` or `false` as a boolean; anything else stays a string and fails @IsBoolean. */
@@ -215,11 +215,11 @@ export class Environment {
   @Host()
   METRICS_HOST: string = '127.0.0.1';
 
-  /** After SIGTERM/SIGINT, how long readiness answers 503 while requests are still served. */
+  /** After a stop signal, how long readiness answers 503 while requests are still served. */
   @WholeNumber(0, 3_600_000, 'must be a whole number of milliseconds, 0 or more')
   SHUTDOWN_DRAIN_DELAY_MS: number = 0;
 
-  /** How long the requests in flight may take after SIGTERM/SIGINT before the exit is forced. */
+  /** How long the requests in flight may take after a stop signal before the exit is forced. */
   @WholeNumber(1, 3_600_000, 'must be a whole number of milliseconds, 1 or more')
   SHUTDOWN_TIMEOUT_MS: number = DEFAULT_SHUTDOWN_TIMEOUT_MS;
 }
