@@ -16,7 +16,7 @@ async function bootstrap(): Promise<void> {
   const config = app.get<ConfigService<Environment, true>>(ConfigService);
   const [port, host] = [config.get('PORT', { infer: true }), config.get('HOST', { infer: true })];
   await app.listen(port, host).catch((error: unknown) => {
-    throw explainListenError(error, 'PORT');
+    throw explainListenError(error, { host, port, hostVariable: 'HOST', portVariable: 'PORT' });
   });
   // Which runtime serves matters to operators: the project pins its own (the `node` package).
   Logger.log(
@@ -25,8 +25,9 @@ async function bootstrap(): Promise<void> {
   );
 }
 
-// A bad variable (ConfigModule validates the environment), a port that cannot be had or a Redis
-// that may evict the daily counters stops start-up with one line; any other failure with its stack.
+// A bad variable (ConfigModule validates the environment), a port or an address that cannot be had
+// or a Redis that may evict the daily counters stops start-up with one line; any other failure with
+// its stack.
 bootstrap().catch(async (error: unknown) => {
   const bad =
     error instanceof InvalidConfigurationError ||

@@ -105,12 +105,15 @@ export async function startServer(
 
 /**
  * Runs `node dist/main.js` to its end (for start-up failures): its exit code, stdout and stderr.
- * A server that starts instead is stopped (SIGTERM) after START_TIMEOUT_MS.
+ * A server that starts instead is stopped (SIGTERM) after START_TIMEOUT_MS. `within`: a command
+ * it runs under (e.g. ISOLATED_NETWORK).
  */
 export async function runToExit(
   env: Record<string, string>,
+  { within = [] }: { within?: string[] } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const run = RunningProcess.start(process.execPath, [...NODE_FLAGS, MAIN_JS], {
+  const [command, ...args] = [...within, process.execPath, ...NODE_FLAGS, MAIN_JS];
+  const run = RunningProcess.start(command, args, {
     env: { ...process.env, HOST, ...env },
   });
   const timer = setTimeout(() => void run.stop(), START_TIMEOUT_MS);
