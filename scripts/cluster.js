@@ -23,7 +23,9 @@ if (!existsSync(MAIN) || !existsSync(RUNNER)) {
   console.error(`${MAIN} or ${RUNNER} is missing: run npm run cluster (it builds both)`);
   process.exit(1);
 }
-const { freePort, RunningProcess } = require(RUNNER);
+const { freePort, RunningProcess, serverNodeFlags } = require(RUNNER);
+// Node's flags as `npm start` gives them (--disable-sigusr1: no inspector on SIGUSR1).
+const NODE_FLAGS = serverNodeFlags(resolve(__dirname, '../package.json'));
 const HOST = '127.0.0.1';
 // The instances are reachable directly on loopback too, so they trust nginx's address, not a hop
 // count: with TRUST_PROXY=1 any local client could name itself in X-Forwarded-For.
@@ -131,7 +133,7 @@ async function main() {
   const ports = await Promise.all(Array.from({ length: count }, freePort));
   await Promise.all(
     ports.map((instancePort, index) => {
-      const instance = start(`instance-${index + 1}`, process.execPath, [MAIN], {
+      const instance = start(`instance-${index + 1}`, process.execPath, [...NODE_FLAGS, MAIN], {
         HOST,
         PORT: String(instancePort),
         // Each instance's /metrics on a port of its own (logged at start-up).

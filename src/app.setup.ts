@@ -19,7 +19,7 @@ import { DOCS_PATH, setupSwagger } from './swagger';
 type Config = ConfigService<Environment, true>;
 
 export interface AppSetup {
-  /** main.ts only: SIGTERM and SIGINT shut the service down gracefully (installEdge). */
+  /** main.ts only: SIGTERM, SIGINT, SIGHUP and SIGUSR2 stop the service gracefully (installEdge). */
   shutDownOnSignals?: boolean;
   /** The bench's variants only (bench/variant.ts): additions left out, to measure each one's cost. */
   without?: ReadonlySet<Addition>;

@@ -1,3 +1,5 @@
+// First, before Nest loads: from here on SIGUSR1 cannot open the inspector (inspector-signal.ts).
+import { reportInspectorSignal } from './common/inspector-signal';
 import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { createApp } from './app.factory';
@@ -10,10 +12,11 @@ import { stdoutWritten } from './logging/stdout-log';
 
 async function bootstrap(): Promise<void> {
   const app = await createApp(AppModule, { shutDownOnSignals: true });
+  reportInspectorSignal((message) => Logger.warn(message, 'Signals'));
   const config = app.get<ConfigService<Environment, true>>(ConfigService);
   const [port, host] = [config.get('PORT', { infer: true }), config.get('HOST', { infer: true })];
   await app.listen(port, host).catch((error: unknown) => {
-    throw explainListenError(error, 'PORT');
+    throw explainListenError(error, { host, port, hostVariable: 'HOST', portVariable: 'PORT' });
   });
   // Which runtime serves matters to operators: the project pins its own (the `node` package).
   Logger.log(
@@ -22,8 +25,9 @@ async function bootstrap(): Promise<void> {
   );
 }
 
-// A bad variable (ConfigModule validates the environment), a port that cannot be had or a Redis
-// that may evict the daily counters stops start-up with one line; any other failure with its stack.
+// A bad variable (ConfigModule validates the environment), a port or an address that cannot be had
+// or a Redis that may evict the daily counters stops start-up with one line; any other failure with
+// its stack.
 bootstrap().catch(async (error: unknown) => {
   const bad =
     error instanceof InvalidConfigurationError ||

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { join } from 'node:path';
 import { satisfies } from 'semver';
+import { NODE_FLAGS } from './helpers/server-process';
 
 /**
  * The pinned runtime: package.json depends on the registry's `node` package, so `npm ci` puts Node
@@ -14,6 +15,7 @@ const readJson = <T>(path: string): T => JSON.parse(readFileSync(join(ROOT, path
 
 interface Manifest {
   name?: string;
+  scripts?: Record<string, string>;
   version?: string;
   engines?: { node?: string };
   dependencies?: Record<string, string>;
@@ -68,6 +70,17 @@ describe('The pinned runtime', () => {
     const decided = manifest.allowScripts ?? {};
     expect(withScripts.filter((name) => !(name in decided))).toEqual([]);
     expect(Object.keys(decided).filter((name) => decided[name])).toEqual(['node']);
+  });
+});
+
+describe('The start scripts', () => {
+  it('start the built server with SIGUSR1 unable to open the inspector, as the tests start it', () => {
+    const { start, 'start:prod': production } = manifest.scripts ?? {};
+    expect([start, production]).toEqual([
+      'node --disable-sigusr1 dist/main.js',
+      'node --disable-sigusr1 dist/main.js',
+    ]);
+    expect(NODE_FLAGS).toEqual(['--disable-sigusr1']);
   });
 });
 

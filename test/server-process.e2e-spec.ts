@@ -3,8 +3,10 @@ import { AddressInfo, createServer, Server } from 'node:net';
 import { README_EXAMPLE_REQUEST } from '../src/testing/readme-example';
 import { answerAt, limited } from './helpers/bodies';
 import { depreciate, send } from './helpers/http';
-import { freePort } from '../src/testing/processes';
+import { freePort, sleep } from '../src/testing/processes';
+import { tryConnect } from './helpers/raw-http';
 import { runToExit, ServerProcess, startServer } from './helpers/server-process';
+import { describeIsolated, ISOLATED_NETWORK } from './helpers/system-tools';
 
 /** A documented answer of /docs-json: its JSON example and its headers' examples. */
 interface Documented {
@@ -79,7 +81,7 @@ describe('the built server as a process (node dist/main.js)', () => {
     [
       'RATE_LIMIT_PER_DAY',
       '-5',
-      'Invalid configuration: RATE_LIMIT_PER_DAY="-5" must be a whole number of requests, 1 or more',
+      'Invalid configuration: RATE_LIMIT_PER_DAY="-5" must be a whole number of requests, from 1 to 9007199254740991',
     ],
     [
       'LOG_LEVEL',
@@ -90,6 +92,133 @@ describe('the built server as a process (node dist/main.js)', () => {
     const { code, stderr } = await runToExit({ [name]: value });
     expect(code).toBe(1);
     expect(stderr).toBe(`${message}\n`);
+  });
+
+  describe('settings that pass their pattern but cannot be used', () => {
+    const EVERY_ADDRESS =
+      "trusts every address, as true would (any client could name itself in X-Forwarded-For): list only the proxies' addresses or ranges";
+    const NOT_HERE = "address not available: none of this machine's interfaces has it";
+    const LINK_LOCAL =
+      'the system refuses this address (EINVAL): a link-local address needs its interface, e.g. fe80::1%eth0';
+
+    /** Each setting, and the one line it stops start-up with (`ports` as given to it). */
+    const cases: Array<[string, string, (ports: Record<string, string>) => string]> = [
+      [
+        'HOST',
+        '999.999.999.999',
+        () => 'HOST="999.999.999.999" must be an IP address or a host name',
+      ],
+      [
+        'METRICS_HOST',
+        '999.999.999.999',
+        () => 'METRICS_HOST="999.999.999.999" must be an IP address or a host name',
+      ],
+      // Asked of the kernel only: binding sends no packet.
+      ['HOST', '10.9.9.9', ({ PORT }) => `Cannot listen on 10.9.9.9:${PORT} (HOST): ${NOT_HERE}`],
+      [
+        'METRICS_HOST',
+        '10.9.9.9',
+        ({ METRICS_PORT }) =>
+          `Cannot listen on 10.9.9.9:${METRICS_PORT} (METRICS_HOST): ${NOT_HERE}`,
+      ],
+      ['HOST', 'fe80::1', ({ PORT }) => `Cannot listen on [fe80::1]:${PORT} (HOST): ${LINK_LOCAL}`],
+      [
+        'METRICS_HOST',
+        'fe80::1',
+        ({ METRICS_PORT }) =>
+          `Cannot listen on [fe80::1]:${METRICS_PORT} (METRICS_HOST): ${LINK_LOCAL}`,
+      ],
+      ['TRUST_PROXY', '0.0.0.0/0', () => `TRUST_PROXY="0.0.0.0/0" ${EVERY_ADDRESS}`],
+      ['TRUST_PROXY', '::/0', () => `TRUST_PROXY="::/0" ${EVERY_ADDRESS}`],
+      [
+        'TRUST_PROXY',
+        '0.0.0.0/1,128.0.0.0/1',
+        () => `TRUST_PROXY="0.0.0.0/1,128.0.0.0/1" ${EVERY_ADDRESS}`,
+      ],
+      ['TRUST_PROXY', '::/1,8000::/1', () => `TRUST_PROXY="::/1,8000::/1" ${EVERY_ADDRESS}`],
+      [
+        'MAX_CONNECTIONS',
+        '1000001',
+        () =>
+          'MAX_CONNECTIONS="1000001" must be a whole number of connections (0: automatic), from 0 to 1000000',
+      ],
+      [
+        'KEEP_ALIVE_TIMEOUT_MS',
+        '3600001',
+        () =>
+          'KEEP_ALIVE_TIMEOUT_MS="3600001" must be a whole number of milliseconds, from 100 to 3600000',
+      ],
+    ];
+
+    it.each(cases)('%s=%s stops start-up in one line, with no stack', async (name, value, line) => {
+      const ports = { PORT: String(await freePort()), METRICS_PORT: String(await freePort()) };
+      const run = await runToExit({ ...ports, [name]: value });
+      const expected = line(ports);
+      const prefix = expected.startsWith('Cannot') ? '' : 'Invalid configuration: ';
+      expect([run.code, run.stderr]).toEqual([1, `${prefix}${expected}\n`]);
+      expect(run.stdout).not.toMatch(/\bat .*\(.*:\d+:\d+\)/);
+    });
+  });
+
+  // Looked up in a network namespace of its own: the query cannot leave the machine, and fails.
+  describeIsolated('a host name that does not resolve', () => {
+    it.each(['HOST', 'METRICS_HOST'])(
+      '%s=nonexistent.invalid stops start-up in one line',
+      async (name) => {
+        const ports = { PORT: String(await freePort()), METRICS_PORT: String(await freePort()) };
+        const run = await runToExit(
+          { ...ports, [name]: 'nonexistent.invalid' },
+          { within: ISOLATED_NETWORK },
+        );
+        const port = name === 'HOST' ? ports.PORT : ports.METRICS_PORT;
+        expect(run.code).toBe(1);
+        expect(run.stderr).toMatch(
+          new RegExp(
+            `^Cannot listen on nonexistent\\.invalid:${port} \\(${name}\\): the host name cannot be resolved \\((EAI_AGAIN|ENOTFOUND)\\)\\n$`,
+          ),
+        );
+      },
+    );
+  });
+
+  describe('SIGUSR1', () => {
+    /** Sends SIGUSR1 and gives Node time to open its inspector, were it to. */
+    async function usr1(server: ServerProcess): Promise<void> {
+      server.signal('SIGUSR1');
+      await sleep(500);
+    }
+
+    it('opens no inspector when started as npm start does (--disable-sigusr1), and it serves on', async () => {
+      const server = await startServer();
+      try {
+        await usr1(server);
+        expect(await tryConnect(9229)).toBe('ECONNREFUSED');
+        expect((await send({ port: server.port, path: '/health/live' })).status).toBe(200);
+        expect(server.stderr).toBe('');
+        expect(server.hasExited).toBe(false);
+      } finally {
+        await server.stop();
+      }
+    });
+
+    it('opens no inspector started without the flag either, and says it ignored the signal', async () => {
+      const server = await startServer({ LOG_LEVEL: 'info' }, { nodeFlags: [] });
+      try {
+        await usr1(server);
+        expect(await tryConnect(9229)).toBe('ECONNREFUSED');
+        expect((await send({ port: server.port, path: '/health/live' })).status).toBe(200);
+        expect(server.stderr).toBe('');
+        expect(server.logLines()).toContainEqual(
+          expect.objectContaining({
+            level: 'warn',
+            context: 'Signals',
+            msg: 'SIGUSR1 received: ignored (it would open the inspector; start node with --disable-sigusr1)',
+          }),
+        );
+      } finally {
+        await server.stop();
+      }
+    });
   });
 
   describe('ports', () => {

@@ -47,69 +47,73 @@ async function requestInFlight(server: ServerProcess) {
   return connection;
 }
 
-describe.each(['SIGTERM', 'SIGINT'] as const)('the built server on %s', (signal) => {
-  let server: ServerProcess;
+// SIGHUP and SIGUSR2 too: whoever sends them expects the process to end (docs/operations.md).
+describe.each(['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR2'] as const)(
+  'the built server on %s',
+  (signal) => {
+    let server: ServerProcess;
 
-  beforeEach(async () => {
-    server = await startServer({ LOG_LEVEL: 'info' });
-  }, 30_000);
-  afterEach(() => server.kill());
+    beforeEach(async () => {
+      server = await startServer({ LOG_LEVEL: 'info' });
+    }, 30_000);
+    afterEach(() => server.kill());
 
-  it('refuses new connections, finishes the requests in flight, closes keep-alive connections, exits 0', async () => {
-    // A keep-alive connection left idle after one answer must not hold the shutdown open.
-    const idle = await RawConnection.open(server);
-    await idle.write(rawRequest('GET', '/health/live'));
-    await idle.until(isWholeResponse);
-    const inFlight = await requestInFlight(server);
+    it('refuses new connections, finishes the requests in flight, closes keep-alive connections, exits 0', async () => {
+      // A keep-alive connection left idle after one answer must not hold the shutdown open.
+      const idle = await RawConnection.open(server);
+      await idle.write(rawRequest('GET', '/health/live'));
+      await idle.until(isWholeResponse);
+      const inFlight = await requestInFlight(server);
 
-    server.signal(signal);
-    await logged(server, /^No new connections/);
-    expect(await tryConnect(server.port, server.host)).toBe('ECONNREFUSED');
-    // The rest of the body, and a second request right behind it on the same connection.
-    await inFlight.write(BODY.slice(20) + rawRequest('GET', '/health/live'));
-    await inFlight.closed;
+      server.signal(signal);
+      await logged(server, /^No new connections/);
+      expect(await tryConnect(server.port, server.host)).toBe('ECONNREFUSED');
+      // The rest of the body, and a second request right behind it on the same connection.
+      await inFlight.write(BODY.slice(20) + rawRequest('GET', '/health/live'));
+      await inFlight.closed;
 
-    const received = inFlight.received;
-    expect(received.toString().startsWith('HTTP/1.1 100 Continue\r\n\r\n')).toBe(true);
-    const [answer, next, ...more] = parseResponses(received);
-    expect(more).toEqual([]);
-    expect(answer.status).toBe(200);
-    const answered = JSON.parse(answer.body.toString()) as { meta: { calculatedAt: string } };
-    expect(answered).toEqual(answerAt(VALID, answered.meta.calculatedAt));
-    expect(next.status).toBe(200);
-    expect(next.headers.connection).toBe('close');
-    await idle.closed;
-    expect(await server.exited).toEqual({ code: 0, signal: null });
-  }, 30_000);
+      const received = inFlight.received;
+      expect(received.toString().startsWith('HTTP/1.1 100 Continue\r\n\r\n')).toBe(true);
+      const [answer, next, ...more] = parseResponses(received);
+      expect(more).toEqual([]);
+      expect(answer.status).toBe(200);
+      const answered = JSON.parse(answer.body.toString()) as { meta: { calculatedAt: string } };
+      expect(answered).toEqual(answerAt(VALID, answered.meta.calculatedAt));
+      expect(next.status).toBe(200);
+      expect(next.headers.connection).toBe('close');
+      await idle.closed;
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+    }, 30_000);
 
-  it('logs only JSON lines, Nest’s start-up and the shutdown included', async () => {
-    server.signal(signal);
-    expect(await server.exited).toEqual({ code: 0, signal: null });
+    it('logs only JSON lines, Nest’s start-up and the shutdown included', async () => {
+      server.signal(signal);
+      expect(await server.exited).toEqual({ code: 0, signal: null });
 
-    expect(server.stderr).toBe('');
-    const lines = server.logLines();
-    expect(lines).toContainEqual(
-      expect.objectContaining({
-        level: 'info',
-        context: 'NestApplication',
-        msg: 'Nest application successfully started',
-      }),
-    );
-    expect(lines.slice(-3)).toEqual([
-      expect.objectContaining({
-        level: 'info',
-        context: 'Shutdown',
-        msg: `${signal} received: not ready; no new connections in 0 ms`,
-      }),
-      expect.objectContaining({
-        level: 'info',
-        context: 'Shutdown',
-        msg: 'No new connections: finishing the requests in flight',
-      }),
-      expect.objectContaining({ level: 'info', context: 'Shutdown', msg: 'Closed' }),
-    ]);
-  }, 30_000);
-});
+      expect(server.stderr).toBe('');
+      const lines = server.logLines();
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: 'info',
+          context: 'NestApplication',
+          msg: 'Nest application successfully started',
+        }),
+      );
+      expect(lines.slice(-3)).toEqual([
+        expect.objectContaining({
+          level: 'info',
+          context: 'Shutdown',
+          msg: `${signal} received: not ready; no new connections in 0 ms`,
+        }),
+        expect.objectContaining({
+          level: 'info',
+          context: 'Shutdown',
+          msg: 'No new connections: finishing the requests in flight',
+        }),
+        expect.objectContaining({ level: 'info', context: 'Shutdown', msg: 'Closed' }),
+      ]);
+    }, 30_000);
+  },
+);
 
 describe('the built server at SIGTERM with clients that never finish a request', () => {
   let server: ServerProcess;

@@ -1,11 +1,31 @@
 /** The listen failures an operator fixes by choosing another port, as they are worded. */
-const REASONS: Partial<Record<string, string>> = {
+const PORT_REASONS: Partial<Record<string, string>> = {
   EADDRINUSE: 'address already in use',
   EACCES: 'permission denied',
 };
 
-/** A port this service must listen on cannot be had: start-up stops with this one line. */
+/** …and those fixed by choosing another address. */
+const HOST_REASONS: Partial<Record<string, string>> = {
+  EADDRNOTAVAIL: "address not available: none of this machine's interfaces has it",
+  EINVAL: 'the system refuses this address (EINVAL)',
+  EAFNOSUPPORT: 'address family not supported on this machine',
+};
+
+/** Linux refuses a link-local IPv6 address without its interface (fe80::/10). */
+const LINK_LOCAL = /^fe[89ab][0-9a-f]:/i;
+
+/** A port or an address this service must listen on cannot be had: start-up stops with this one line. */
 export class ListenError extends Error {}
+
+/** Where a server was told to listen, and the variables that said so. */
+export interface ListenSettings {
+  host: string;
+  port: number;
+  /** HOST or METRICS_HOST */
+  hostVariable: string;
+  /** PORT or METRICS_PORT */
+  portVariable: string;
+}
 
 interface ListenFailure {
   syscall?: string;
@@ -14,15 +34,36 @@ interface ListenFailure {
   port?: number;
 }
 
+const hostAndPort = (host: string, port: number | undefined): string =>
+  `${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/** Why `host` cannot be listened on, or undefined when the failure is not the address's. */
+function hostReason({ syscall, code = '' }: ListenFailure, host: string): string | undefined {
+  // The host name does not resolve (ENOTFOUND), or the resolver does not answer (EAI_AGAIN).
+  if (syscall === 'getaddrinfo') return `the host name cannot be resolved (${code})`;
+  if (syscall !== 'listen') return undefined;
+  const reason = HOST_REASONS[code];
+  if (code === 'EINVAL' && LINK_LOCAL.test(host))
+    return `${reason}: a link-local address needs its interface, e.g. fe80::1%eth0`;
+  return reason;
+}
+
 /**
- * `error` as a ListenError naming `variable`, the setting that chose the port, when it is such a
- * failure (e.g. `Cannot listen on 127.0.0.1:9464 (METRICS_PORT): address already in use`);
- * any other error as it is, for its stack.
+ * `error` as a ListenError naming the setting to change, when it is a failure an operator fixes
+ * there: a port taken or denied (e.g. `Cannot listen on 127.0.0.1:9464 (METRICS_PORT): address
+ * already in use`), an address this machine does not have, refuses, or cannot resolve (e.g.
+ * `Cannot listen on 10.9.9.9:3000 (HOST): address not available: …`). Any other error is returned
+ * as it is, for its stack.
  */
-export function explainListenError(error: unknown, variable: string): unknown {
-  const { syscall, code, address, port } = (error ?? {}) as ListenFailure;
-  const reason = REASONS[code ?? ''];
-  if (syscall !== 'listen' || reason === undefined) return error;
-  const host = address?.includes(':') ? `[${address}]` : address;
-  return new ListenError(`Cannot listen on ${host}:${port} (${variable}): ${reason}`);
+export function explainListenError(error: unknown, settings: ListenSettings): unknown {
+  const failure = (error ?? {}) as ListenFailure;
+  const portReason = failure.syscall === 'listen' ? PORT_REASONS[failure.code ?? ''] : undefined;
+  if (portReason !== undefined) {
+    const where = hostAndPort(failure.address ?? settings.host, failure.port);
+    return new ListenError(`Cannot listen on ${where} (${settings.portVariable}): ${portReason}`);
+  }
+  const reason = hostReason(failure, settings.host);
+  if (reason === undefined) return error;
+  const where = hostAndPort(settings.host, settings.port);
+  return new ListenError(`Cannot listen on ${where} (${settings.hostVariable}): ${reason}`);
 }

@@ -7,8 +7,10 @@ import {
   redisEndpointGiven,
   redisTopologyConflict,
 } from './redis-topology';
+import { IsListenHost } from './listen-host';
 import { IsRedisUrl } from './redis-url';
-import { IsTrustProxy, parseTrustProxy, type TrustProxy } from './trust-proxy';
+import { shownValue } from './shown-value';
+import { IsTrustProxy, toTrustProxy, type TrustProxy } from './trust-proxy';
 
 const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'verbose'] as const;
 export type AppLogLevel = (typeof LOG_LEVELS)[number];
@@ -34,7 +36,7 @@ export const DEFAULT_REDIS_CLOCK_OFFSET_WARN_MS = 1_000;
 /** What stdout may hold for a reader that does not keep up, when LOG_BUFFER_BYTES is not set. */
 export const DEFAULT_LOG_BUFFER_BYTES = 4 * 1024 * 1024;
 
-/** The force-exit timeout after SIGTERM/SIGINT, in ms, when SHUTDOWN_TIMEOUT_MS is not set. */
+/** The force-exit timeout after a stop signal, in ms, when SHUTDOWN_TIMEOUT_MS is not set. */
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 /** `true` or `false` as a boolean; anything else stays a string and fails @IsBoolean. */
@@ -49,31 +51,31 @@ const toInteger = ({ value }: { value: unknown }): unknown =>
 const Flag = (): PropertyDecorator =>
   applyDecorators(Transform(toBoolean), IsBoolean({ message: 'must be true or false' }));
 
-/** An address to listen on: an IP address or a host name. */
-const Host = (): PropertyDecorator =>
-  applyDecorators(
-    Matches(/^[A-Za-z0-9.:-]+$/, { message: 'must be an IP address or a host name' }),
-    IsString(),
-  );
-
-/** A whole number from `min` to `max`, written as digits; `message` says what it must be. */
-const WholeNumber = (min: number, max: number, message: string): PropertyDecorator =>
-  applyDecorators(
+/**
+ * A whole number from `min` to `max`, written as digits, of `unit` (ports without one). Its message
+ * names both bounds, so an operator refused at either end reads the range.
+ */
+const WholeNumber = (min: number, max: number, unit?: string): PropertyDecorator => {
+  const message = unit
+    ? `must be a whole number of ${unit}, from ${min} to ${max}`
+    : `must be an integer from ${min} to ${max}`;
+  return applyDecorators(
     Transform(toInteger),
     IsInt({ message }),
     Min(min, { message }),
     Max(max, { message }),
   );
+};
 
 /** The environment (docs/contract.md, "Configuration"), validated once at start-up. */
 export class Environment {
-  @WholeNumber(0, 65535, 'must be an integer from 0 to 65535')
+  @WholeNumber(0, 65535)
   PORT: number = 3000;
 
-  @Host()
+  @IsListenHost()
   HOST: string = '0.0.0.0';
 
-  @WholeNumber(1, Number.MAX_SAFE_INTEGER, 'must be a whole number of requests, 1 or more')
+  @WholeNumber(1, Number.MAX_SAFE_INTEGER, 'requests')
   RATE_LIMIT_PER_DAY: number = DEFAULT_RATE_LIMIT_PER_DAY;
 
   /** Where the daily counters live: this instance's memory, or Redis (shared by every instance). */
@@ -126,7 +128,7 @@ export class Environment {
   REDIS_ALLOW_EVICTION: boolean = false;
 
   /** How long a request waits for Redis before it is counted in this instance's memory, in ms. */
-  @WholeNumber(10, 10_000, 'must be a whole number of milliseconds, from 10 to 10000')
+  @WholeNumber(10, 10_000, 'milliseconds')
   REDIS_COMMAND_TIMEOUT_MS: number = DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
 
   /** Whether readiness answers 503 while this instance counts alone (Redis unavailable). */
@@ -137,13 +139,11 @@ export class Environment {
    * How far this instance's clock may be from the Redis server's (TIME) before /health shows it
    * and a warning is logged: instances name the day by their own clocks (docs/contract.md).
    */
-  @WholeNumber(1, 86_400_000, 'must be a whole number of milliseconds, from 1 to 86400000')
+  @WholeNumber(1, 86_400_000, 'milliseconds')
   REDIS_CLOCK_OFFSET_WARN_MS: number = DEFAULT_REDIS_CLOCK_OFFSET_WARN_MS;
 
-  /** Express `trust proxy`, parsed here once (app.setup.ts applies it); undefined fails validation. */
-  @Transform(({ value }: { value: unknown }) =>
-    typeof value === 'string' ? parseTrustProxy(value) : value,
-  )
+  /** Express `trust proxy`, read here once (app.setup.ts applies it); a refused value fails validation. */
+  @Transform(toTrustProxy)
   @IsTrustProxy()
   TRUST_PROXY: TrustProxy = false;
 
@@ -155,46 +155,46 @@ export class Environment {
    * counted. At least Node's 64 KiB high-water mark of a stream (so a full buffer always drains
    * with an event), at most 1 GiB.
    */
-  @WholeNumber(65_536, 1_073_741_824, 'must be a whole number of bytes, from 65536 to 1073741824')
+  @WholeNumber(65_536, 1_073_741_824, 'bytes')
   LOG_BUFFER_BYTES: number = DEFAULT_LOG_BUFFER_BYTES;
 
   /** Connections open at once, all clients together; 0: 90 % of the process's descriptor limit. */
-  @WholeNumber(0, 1_000_000, 'must be a whole number of connections, 0 (automatic) or more')
+  @WholeNumber(0, 1_000_000, 'connections (0: automatic)')
   MAX_CONNECTIONS: number = 0;
 
   /** Connections open at once from one client address (an IPv6 /64); proxies TRUST_PROXY trusts are exempt. */
-  @WholeNumber(1, 1_000_000, 'must be a whole number of connections, 1 or more')
+  @WholeNumber(1, 1_000_000, 'connections')
   MAX_CONNECTIONS_PER_CLIENT: number = 32;
 
   /**
    * Connections past MAX_CONNECTIONS_PER_CLIENT still answered 503 (with Retry-After) rather than
    * closed at accept; past these, a client's further connections are closed at accept.
    */
-  @WholeNumber(0, 1_000_000, 'must be a whole number of connections, 0 or more')
+  @WholeNumber(0, 1_000_000, 'connections')
   CONNECTION_REFUSALS_PER_CLIENT: number = 128;
 
   /** How long such a connection may take to send its request's headers before its 503 anyway. */
-  @WholeNumber(10, 60_000, 'must be a whole number of milliseconds, from 10 to 60000')
+  @WholeNumber(10, 60_000, 'milliseconds')
   CONNECTION_REFUSAL_TIMEOUT_MS: number = 1_000;
 
   /** After a refusal sent while a body may still arrive: how long what arrives is read and dropped, at most. */
-  @WholeNumber(100, 600_000, 'must be a whole number of milliseconds, from 100 to 600000')
+  @WholeNumber(100, 600_000, 'milliseconds')
   LINGERING_TIME_MS: number = 5_000;
 
   /** …and how long the client may send nothing before the connection closes (nginx's lingering_timeout). */
-  @WholeNumber(100, 600_000, 'must be a whole number of milliseconds, from 100 to 600000')
+  @WholeNumber(100, 600_000, 'milliseconds')
   LINGERING_TIMEOUT_MS: number = 1_000;
 
   /** Requests one connection may have sent and not yet had answered (pipelining depth). */
-  @WholeNumber(1, 10_000, 'must be a whole number of requests, 1 or more')
+  @WholeNumber(1, 10_000, 'requests')
   MAX_PIPELINED_REQUESTS: number = 8;
 
   /** How long a client may take to send a request's headers, in milliseconds. */
-  @WholeNumber(100, 3_600_000, 'must be a whole number of milliseconds, from 100')
+  @WholeNumber(100, 3_600_000, 'milliseconds')
   HEADERS_TIMEOUT_MS: number = 10_000;
 
   /** How long a client may take to send a whole request, headers and body, in milliseconds. */
-  @WholeNumber(100, 3_600_000, 'must be a whole number of milliseconds, from 100')
+  @WholeNumber(100, 3_600_000, 'milliseconds')
   REQUEST_TIMEOUT_MS: number = 15_000;
 
   /**
@@ -202,41 +202,38 @@ export class Environment {
    * clients are counted in a sketch of OVERFLOW_SKETCH_MB.
    */
   // At most 10 million: a V8 Map holds 16.7 million entries.
-  @WholeNumber(1_000, 10_000_000, 'must be a whole number of clients, from 1000 to 10000000')
+  @WholeNumber(1_000, 10_000_000, 'clients')
   MAX_TRACKED_CLIENTS: number = DEFAULT_MAX_TRACKED_CLIENTS;
 
   /**
    * MiB for counting the clients past MAX_TRACKED_CLIENTS in a day, taken when the table fills and
    * given back at midnight UTC: the more, the fewer honest clients refused early (docs/operations.md).
    */
-  @WholeNumber(1, 4_096, 'must be a whole number of MiB, from 1 to 4096')
+  @WholeNumber(1, 4_096, 'MiB')
   OVERFLOW_SKETCH_MB: number = DEFAULT_OVERFLOW_SKETCH_MB;
 
   /** How long an idle keep-alive connection stays open, in milliseconds. */
-  @WholeNumber(100, 3_600_000, 'must be a whole number of milliseconds, from 100')
+  @WholeNumber(100, 3_600_000, 'milliseconds')
   KEEP_ALIVE_TIMEOUT_MS: number = 5_000;
 
   /** The management port, where `GET /metrics` is served (0: one the system chooses). */
-  @WholeNumber(0, 65535, 'must be an integer from 0 to 65535')
+  @WholeNumber(0, 65535)
   METRICS_PORT: number = 9464;
 
   /** The management address: loopback unless the scraper is elsewhere. */
-  @Host()
+  @IsListenHost()
   METRICS_HOST: string = '127.0.0.1';
 
-  /** After SIGTERM/SIGINT, how long readiness answers 503 while requests are still served. */
-  @WholeNumber(0, 3_600_000, 'must be a whole number of milliseconds, 0 or more')
+  /** After a stop signal, how long readiness answers 503 while requests are still served. */
+  @WholeNumber(0, 3_600_000, 'milliseconds')
   SHUTDOWN_DRAIN_DELAY_MS: number = 0;
 
-  /** How long the requests in flight may take after SIGTERM/SIGINT before the exit is forced. */
-  @WholeNumber(1, 3_600_000, 'must be a whole number of milliseconds, 1 or more')
+  /** How long the requests in flight may take after a stop signal before the exit is forced. */
+  @WholeNumber(1, 3_600_000, 'milliseconds')
   SHUTDOWN_TIMEOUT_MS: number = DEFAULT_SHUTDOWN_TIMEOUT_MS;
 }
 
 const KEYS = Object.keys(new Environment()) as (keyof Environment)[];
-
-/** A URL's user:password part, kept out of the start-up error (REDIS_URL may carry a password). */
-const URL_CREDENTIALS = /\/\/[^/@\s"]*@/g;
 
 /** A variable this service reads is set to something it cannot use. */
 export class InvalidConfigurationError extends Error {}
@@ -269,9 +266,9 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
   const [error] = validateSync(environment, { stopAtFirstError: true });
   if (error) {
     const reason = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
-    const value = JSON.stringify(given[error.property]).replace(URL_CREDENTIALS, '//***@');
+    const value = shownValue(error.property, given[error.property]);
     throw new InvalidConfigurationError(
-      `Invalid configuration: ${error.property}=${value} ${reason}`,
+      `Invalid configuration: ${error.property}${value} ${reason}`,
     );
   }
   const topologyConflict = redisTopologyConflict(given);

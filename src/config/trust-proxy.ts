@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { ValidateBy, ValidationOptions } from 'class-validator';
+import { ValidateBy, ValidationArguments, ValidationOptions } from 'class-validator';
+import { trustsEveryAddress } from './trusted-ranges';
 
 /**
  * Express's `trust proxy` setting, as TRUST_PROXY gives it: `false` (the socket's address is the
@@ -14,6 +15,15 @@ const MAX_HOPS = 32;
 const TRUST_PROXY_RULE =
   'must be off, a hop count (0-32), or comma-separated proxy addresses or CIDRs ' +
   '(loopback, linklocal and uniquelocal name ranges)';
+
+const EVERY_ADDRESS =
+  'trusts every address, as true would (any client could name itself in X-Forwarded-For): ' +
+  "list only the proxies' addresses or ranges";
+
+/** What readTrustProxy gives for a value it refuses: why, for the start-up error. */
+class TrustProxyRefusal {
+  constructor(readonly reason: string) {}
+}
 
 /** Whether `text` is an IPv4 dotted netmask such as 255.255.0.0 (contiguous ones, then zeros). */
 function isNetmask(text: string): boolean {
@@ -36,23 +46,40 @@ function isProxyAddress(entry: string): boolean {
   return version === 4 && isNetmask(range);
 }
 
+/** A /0 range (or netmask 0.0.0.0): every address, and an entry proxy-addr throws on. */
+const isWholeSpace = (entry: string): boolean => /\/(0+|0\.0\.0\.0)$/.test(entry);
+
 /**
- * Parses TRUST_PROXY. `true` (trust every hop) is refused on purpose: on a public API it lets any
- * client name itself in X-Forwarded-For and so dodge the daily limit. Returns undefined when invalid.
+ * Reads TRUST_PROXY, or says why it is refused. `true` (trust every hop) is refused on purpose: on
+ * a public API it lets any client name itself in X-Forwarded-For and so dodge the daily limit; so
+ * is a list of ranges that trusts every address all the same.
  */
-export function parseTrustProxy(raw: string): TrustProxy | undefined {
+function readTrustProxy(raw: string): TrustProxy | TrustProxyRefusal {
   const value = raw.trim().toLowerCase();
   if (OFF.has(value)) return false;
   if (/^\d+$/.test(value)) {
     const hops = Number(value);
-    if (hops > MAX_HOPS) return undefined;
+    if (hops > MAX_HOPS) return new TrustProxyRefusal(TRUST_PROXY_RULE);
     return hops === 0 ? false : hops;
   }
   const entries = value.split(',').map((entry) => entry.trim());
-  return entries.every(isProxyAddress) ? entries : undefined;
+  if (!entries.every(isProxyAddress)) return new TrustProxyRefusal(TRUST_PROXY_RULE);
+  if (entries.some(isWholeSpace) || trustsEveryAddress(entries))
+    return new TrustProxyRefusal(EVERY_ADDRESS);
+  return entries;
 }
 
-/** Class-validator rule for TRUST_PROXY, once parseTrustProxy has read it. */
+/** TRUST_PROXY as Express takes it, or undefined when it is refused (readTrustProxy). */
+export function parseTrustProxy(raw: string): TrustProxy | undefined {
+  const read = readTrustProxy(raw);
+  return read instanceof TrustProxyRefusal ? undefined : read;
+}
+
+/** TRUST_PROXY's transform: the setting read, or why it is refused (IsTrustProxy's message). */
+export const toTrustProxy = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' ? readTrustProxy(value) : value;
+
+/** Class-validator rule for TRUST_PROXY, once toTrustProxy has read it. */
 export function IsTrustProxy(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {
@@ -60,7 +87,8 @@ export function IsTrustProxy(options?: ValidationOptions): PropertyDecorator {
       validator: {
         validate: (value: unknown) =>
           value === false || typeof value === 'number' || Array.isArray(value),
-        defaultMessage: () => TRUST_PROXY_RULE,
+        defaultMessage: (args?: ValidationArguments) =>
+          args?.value instanceof TrustProxyRefusal ? args.value.reason : TRUST_PROXY_RULE,
       },
     },
     options,

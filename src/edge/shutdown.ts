@@ -8,7 +8,13 @@ import { closeListener } from './internals';
 import { isLingering, type LingeringBounds, lingeringClose } from './lingering-close';
 import { answerOnSocket } from './socket-answers';
 
-const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
+/**
+ * The signals that stop the service gracefully. SIGHUP and SIGUSR2 too: Node's default for both is
+ * to end the process at once (no drain, no log line), and whoever sends them expects it to end (a
+ * terminal closing sends SIGHUP; nodemon restarts with SIGUSR2). There is nothing to reload (the
+ * settings are read once, the log goes to stdout), so a daemon's "HUP reloads" has no meaning here.
+ */
+const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR2'];
 /** The listener stays open until this long passes without a new connection: the kernel's queue is empty. */
 const QUIET_MS = 20;
 const MAX_ACCEPT_WAIT_MS = 500;
@@ -107,7 +113,7 @@ function exitOnce(flushed: () => Promise<void>): (code: number) => void {
 }
 
 /**
- * On SIGTERM or SIGINT: readiness answers 503 at once, and for `drainDelayMs` requests are still
+ * On SIGTERM, SIGINT, SIGHUP or SIGUSR2: readiness answers 503 at once, and for `drainDelayMs` requests are still
  * served, their connections closed after each answer (a load balancer needs time to stop sending,
  * and its pooled connections must move). Then keep-alive until what the kernel has queued is
  * accepted, the listener closed, every answer from there on closing its connection, the

@@ -44,9 +44,11 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
 
   async onApplicationBootstrap(): Promise<void> {
     const host = this.config.get('METRICS_HOST', { infer: true });
-    this.server.listen(this.config.get('METRICS_PORT', { infer: true }), host);
+    const port = this.config.get('METRICS_PORT', { infer: true });
+    this.server.listen(port, host);
     await once(this.server, 'listening').catch((error: unknown) => {
-      throw explainListenError(error, 'METRICS_PORT');
+      const variables = { hostVariable: 'METRICS_HOST', portVariable: 'METRICS_PORT' };
+      throw explainListenError(error, { host, port, ...variables });
     });
     this.logger.log(`Metrics on http://${host}:${this.port}/metrics`);
   }

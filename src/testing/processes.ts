@@ -47,6 +47,22 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
   return port;
 }
 
+/**
+ * The Node flags `npm run start:prod` starts the built server with (the package.json at
+ * `manifest`), e.g. `--disable-sigusr1`: the tests and `npm run cluster` start it as operators do.
+ */
+export function serverNodeFlags(manifest: string): string[] {
+  const { scripts } = JSON.parse(readFileSync(manifest, 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const script = scripts['start:prod'] ?? '';
+  const [node, ...flags] = script.trim().split(/\s+/);
+  const main = flags.pop();
+  if (node !== 'node' || main !== 'dist/main.js' || !flags.every((flag) => flag.startsWith('--')))
+    throw new Error(`start:prod in ${manifest} is not "node [--flag ...] dist/main.js": ${script}`);
+  return flags;
+}
+
 /** Whether something accepts a TCP connection on host:port now. */
 export function accepts(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {

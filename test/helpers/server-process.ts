@@ -1,11 +1,20 @@
 import { join } from 'node:path';
-import { freePort, RunningProcess, waitFor } from '../../src/testing/processes';
+import { freePort, RunningProcess, serverNodeFlags, waitFor } from '../../src/testing/processes';
 import { health } from './daily-limit';
 import { send } from './http';
 
 export const MAIN_JS = join(__dirname, '..', '..', 'dist', 'main.js');
+/** The flags `npm start` gives Node (package.json's start:prod), e.g. --disable-sigusr1. */
+export const NODE_FLAGS = serverNodeFlags(join(__dirname, '..', '..', 'package.json'));
 const START_TIMEOUT_MS = 20_000;
 const HOST = '127.0.0.1';
+
+interface ServerOptions {
+  /** Run it under this limit on open file descriptors (prlimit, util-linux). */
+  descriptors?: number;
+  /** Node's flags before dist/main.js; those of `npm start` (NODE_FLAGS) unless given. */
+  nodeFlags?: string[];
+}
 
 /** The built server (`node dist/main.js`) running as a child process on a loopback port. */
 export class ServerProcess extends RunningProcess {
@@ -19,10 +28,9 @@ export class ServerProcess extends RunningProcess {
     /** The management port, where GET /metrics is served. */
     readonly metricsPort: number,
     env: Record<string, string>,
-    /** Run it under this limit on open file descriptors (prlimit, util-linux). */
-    descriptors?: number,
+    { descriptors, nodeFlags = NODE_FLAGS }: ServerOptions = {},
   ) {
-    const node = [process.execPath, MAIN_JS];
+    const node = [process.execPath, ...nodeFlags, MAIN_JS];
     const limited = descriptors ? ['prlimit', `--nofile=${descriptors}:${descriptors}`, '--'] : [];
     const [command, ...args] = [...limited, ...node];
     super(command, args, {
@@ -85,24 +93,27 @@ export class ServerProcess extends RunningProcess {
  */
 export async function startServer(
   env: Record<string, string> = {},
-  { descriptors }: { descriptors?: number } = {},
+  options: ServerOptions = {},
 ): Promise<ServerProcess> {
   const port = await freePort(HOST);
   let metricsPort = await freePort(HOST);
   while (metricsPort === port) metricsPort = await freePort(HOST);
-  const server = new ServerProcess(port, metricsPort, env, descriptors);
+  const server = new ServerProcess(port, metricsPort, env, options);
   await server.untilListening(port, HOST, START_TIMEOUT_MS);
   return server;
 }
 
 /**
  * Runs `node dist/main.js` to its end (for start-up failures): its exit code, stdout and stderr.
- * A server that starts instead is stopped (SIGTERM) after START_TIMEOUT_MS.
+ * A server that starts instead is stopped (SIGTERM) after START_TIMEOUT_MS. `within`: a command
+ * it runs under (e.g. ISOLATED_NETWORK).
  */
 export async function runToExit(
   env: Record<string, string>,
+  { within = [] }: { within?: string[] } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const run = RunningProcess.start(process.execPath, [MAIN_JS], {
+  const [command, ...args] = [...within, process.execPath, ...NODE_FLAGS, MAIN_JS];
+  const run = RunningProcess.start(command, args, {
     env: { ...process.env, HOST, ...env },
   });
   const timer = setTimeout(() => void run.stop(), START_TIMEOUT_MS);

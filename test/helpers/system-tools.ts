@@ -12,20 +12,39 @@ export function hasCommand(name: string): boolean {
  */
 export function describeWithTools(tools: string[], name: string, body: () => void): void {
   const missing = tools.filter((tool) => !hasCommand(tool));
-  const install = `apt-get install ${missing.join(' ')}`;
-  if (missing.length > 0 && process.env.CI === 'true') {
+  describeUnless(missing.join(', '), `apt-get install ${missing.join(' ')}`, name, body);
+}
+
+/**
+ * `describe`, unless `missing` (what the suite needs and this machine lacks) is not empty: then on
+ * CI (`CI=true`) the suite fails, naming it; elsewhere one line says so and it is skipped.
+ */
+function describeUnless(missing: string, install: string, name: string, body: () => void): void {
+  if (missing !== '' && process.env.CI === 'true') {
     describe(name, () => {
-      it(`needs ${missing.join(', ')}`, () => {
-        throw new Error(`${name} needs ${missing.join(', ')} on PATH (${install})`);
+      it(`needs ${missing}`, () => {
+        throw new Error(`${name} needs ${missing} (${install})`);
       });
     });
     return;
   }
-  if (missing.length > 0) {
-    process.stderr.write(`skipped: ${name} needs ${missing.join(', ')} (${install})\n`);
-  }
-  const describeIfPresent = missing.length === 0 ? describe : describe.skip;
+  if (missing !== '') process.stderr.write(`skipped: ${name} needs ${missing} (${install})\n`);
+  const describeIfPresent = missing === '' ? describe : describe.skip;
   describeIfPresent(name, body);
+}
+
+/** The command that runs a program in a network namespace of its own, with loopback only. */
+export const ISOLATED_NETWORK = ['unshare', '--map-root-user', '--net'];
+
+/**
+ * `describe` for tests whose program must send nothing off the machine (a DNS lookup included):
+ * they run it under ISOLATED_NETWORK (util-linux's unshare, with unprivileged user namespaces).
+ */
+export function describeIsolated(name: string, body: () => void): void {
+  const [command, ...args] = ISOLATED_NETWORK;
+  const works = spawnSync(command, [...args, 'true'], { stdio: 'ignore' }).status === 0;
+  const install = 'apt-get install util-linux; sysctl kernel.unprivileged_userns_clone=1';
+  describeUnless(works ? '' : `${ISOLATED_NETWORK.join(' ')}`, install, name, body);
 }
 
 /**

@@ -1,0 +1,32 @@
+import { isIP } from 'node:net';
+import { ValidateBy } from 'class-validator';
+
+/** A host name's label (RFC 1123): letters, digits and hyphens, not at either end. */
+const LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
+
+/**
+ * Whether `value` can name an address to listen on: an IP address (an IPv6 one with its zone,
+ * fe80::1%eth0) or a host name whose last label is not all digits. `999.999.999.999` is neither:
+ * it would go to the resolver as a name and stop start-up there.
+ */
+function isListenHost(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  if (isIP(value) !== 0) return true;
+  const labels = value.split('.');
+  return (
+    value.length <= 253 &&
+    labels.every((label) => LABEL.test(label)) &&
+    !/^\d+$/.test(labels.at(-1) ?? '')
+  );
+}
+
+/** Class-validator rule for HOST and METRICS_HOST (isListenHost). */
+export function IsListenHost(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isListenHost',
+    validator: {
+      validate: isListenHost,
+      defaultMessage: () => 'must be an IP address or a host name',
+    },
+  });
+}

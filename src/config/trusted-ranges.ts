@@ -1,0 +1,100 @@
+import { isIPv4 } from 'node:net';
+
+/**
+ * Which addresses a TRUST_PROXY list trusts, computed as Express's proxy-addr matches them, to
+ * refuse a list that trusts every address (`0.0.0.0/1,128.0.0.0/1` is `true` in other words). In
+ * proxy-addr, an IPv4-mapped IPv6 address (`::ffff:1.2.3.4`) is matched as the IPv4 address it
+ * maps; an IPv4-mapped entry without a prefix is an IPv4 one, with a prefix of 96 or more an IPv4
+ * range (`::ffff:10.0.0.0/104` is 10.0.0.0/8), with a shorter one it matches nothing; any other
+ * IPv6 entry matches only IPv6 addresses that are not IPv4-mapped.
+ */
+
+/** A range of addresses as numbers, first to last, in one family's space. */
+interface Span {
+  first: bigint;
+  last: bigint;
+}
+
+const IPV4_BITS = 32;
+const IPV6_BITS = 128;
+/** ::ffff:0:0/96, the IPv4-mapped addresses: never matched as IPv6 (they are IPv4 addresses). */
+const MAPPED: Span = { first: 0xffffn << 32n, last: (0xffffn << 32n) | 0xffff_ffffn };
+
+/** Express's named ranges (proxy-addr's IP_RANGES). */
+const NAMED: Record<string, string[]> = {
+  loopback: ['127.0.0.1/8', '::1/128'],
+  linklocal: ['169.254.0.0/16', 'fe80::/10'],
+  uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
+};
+
+const ipv4Number = (text: string): bigint =>
+  text.split('.').reduce((number, octet) => (number << 8n) | BigInt(octet), 0n);
+
+/** An IPv6 address (valid, as net.isIPv6 says; a zone is dropped) as a number. */
+function ipv6Number(text: string): bigint {
+  const address = text.split('%')[0].replace(/(\d+\.\d+\.\d+\.\d+)$/, (ipv4) => {
+    const number = ipv4Number(ipv4);
+    return `${(number >> 16n).toString(16)}:${(number & 0xffffn).toString(16)}`;
+  });
+  const [head, tail] = address.split('::');
+  const groupsOf = (part: string) => (part === '' ? [] : part.split(':'));
+  const groups =
+    tail === undefined
+      ? groupsOf(head)
+      : [
+          ...groupsOf(head),
+          ...Array<string>(8 - groupsOf(head).length - groupsOf(tail).length).fill('0'),
+          ...groupsOf(tail),
+        ];
+  return groups.reduce((number, group) => (number << 16n) | BigInt(`0x${group}`), 0n);
+}
+
+/** The prefix length of an IPv4 netmask (contiguous ones: trust-proxy.ts checks). */
+const maskLength = (netmask: string): number =>
+  ipv4Number(netmask).toString(2).replace(/0+$/, '').length;
+
+/** The span of `address`'s first `prefix` bits in a space of `bits`. */
+function spanOf(address: bigint, prefix: number, bits: number): Span {
+  const hostBits = BigInt(bits - prefix);
+  const first = (address >> hostBits) << hostBits;
+  return { first, last: first | ((1n << hostBits) - 1n) };
+}
+
+/** Where one entry (an address, address/prefix or IPv4/netmask) puts its span, if anywhere. */
+function placeEntry(entry: string, ipv4: Span[], ipv6: Span[]): void {
+  const [address, range] = entry.split('/');
+  if (isIPv4(address)) {
+    const prefix =
+      range === undefined ? IPV4_BITS : range.includes('.') ? maskLength(range) : +range;
+    ipv4.push(spanOf(ipv4Number(address), prefix, IPV4_BITS));
+    return;
+  }
+  const number = ipv6Number(address);
+  const prefix = range === undefined ? IPV6_BITS : +range;
+  const mapped = number >= MAPPED.first && number <= MAPPED.last;
+  if (!mapped) ipv6.push(spanOf(number, prefix, IPV6_BITS));
+  else if (prefix >= 96) ipv4.push(spanOf(number & 0xffff_ffffn, prefix - 96, IPV4_BITS));
+}
+
+/** Whether `spans` together cover every number from 0 to 2^bits - 1. */
+function coverAll(spans: Span[], bits: number): boolean {
+  let next = 0n;
+  for (const { first, last } of [...spans].sort((a, b) => (a.first < b.first ? -1 : 1))) {
+    if (first > next) return false;
+    if (last + 1n > next) next = last + 1n;
+  }
+  return next === 1n << BigInt(bits);
+}
+
+/**
+ * Whether a list of proxies (addresses, CIDRs, IPv4/netmask, named ranges; each valid) trusts
+ * every IPv4 address, or every IPv6 address: whoever connects could then name any client.
+ */
+export function trustsEveryAddress(entries: string[]): boolean {
+  const ipv4: Span[] = [];
+  const ipv6: Span[] = [MAPPED];
+  for (const entry of entries.flatMap((entry) => NAMED[entry] ?? [entry])) {
+    placeEntry(entry, ipv4, ipv6);
+  }
+  return coverAll(ipv4, IPV4_BITS) || coverAll(ipv6, IPV6_BITS);
+}
