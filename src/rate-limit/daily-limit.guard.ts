@@ -9,8 +9,10 @@ import {
   type ThrottlerStorage,
 } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
+import { StartupRefusal } from '../common/startup-refusal';
 import { DailyLimitPolicy } from './daily-limit.policy';
 import { DAY_MS } from './daily-window';
+import { SKIP_THROTTLE_KEY, THROTTLE_KEYS } from './throttler-metadata';
 
 /** Throttler options this guard does not honour: the daily window and the contract fix them. */
 const UNSUPPORTED_OPTIONS = [
@@ -21,20 +23,6 @@ const UNSUPPORTED_OPTIONS = [
   'ipv6SubnetPrefix',
   'blockDuration',
 ] as const;
-
-/**
- * The metadata keys @nestjs/throttler's decorators write (its throttler.constants, which the
- * package does not export), followed by the throttler's name. `@SkipThrottle()` writes SKIP;
- * `@Throttle()` writes the other five, each of which this guard refuses.
- */
-const SKIP = 'THROTTLER:SKIP';
-const THROTTLE = [
-  'THROTTLER:LIMIT',
-  'THROTTLER:TTL',
-  'THROTTLER:BLOCK_DURATION',
-  'THROTTLER:TRACKER',
-  'THROTTLER:KEY_GENERATOR',
-];
 
 /** What a handler's metadata decides, once: counted, skipped, or refused (`@Throttle()`). */
 type Decision = 'count' | 'skip' | Error;
@@ -71,7 +59,7 @@ export class DailyLimitGuard extends ThrottlerGuard {
     await super.onModuleInit();
     const [daily, ...others] = this.throttlers;
     if (others.length > 0 || daily?.limit !== this.policy.limit || daily.ttl !== DAY_MS) {
-      throw new Error(
+      throw new StartupRefusal(
         'DailyLimitGuard takes exactly one throttler: the daily limit (RATE_LIMIT_PER_DAY per UTC day)',
       );
     }
@@ -80,7 +68,7 @@ export class DailyLimitGuard extends ThrottlerGuard {
       levels.some((options) => (options as Record<string, unknown>)[name] !== undefined),
     );
     if (given.length > 0) {
-      throw new Error(
+      throw new StartupRefusal(
         `DailyLimitGuard does not support the throttler option(s) ${given.join(', ')}`,
       );
     }
@@ -125,8 +113,8 @@ export class DailyLimitGuard extends ThrottlerGuard {
     const targets = [context.getHandler(), context.getClass()];
     const name = this.daily.name;
     // As the throttler does: a skipped route is never limited, whatever @Throttle() says.
-    if (this.reflector.getAllAndOverride<boolean>(SKIP + name, targets)) return 'skip';
-    const throttled = THROTTLE.some(
+    if (this.reflector.getAllAndOverride<boolean>(SKIP_THROTTLE_KEY + name, targets)) return 'skip';
+    const throttled = THROTTLE_KEYS.some(
       (key) => this.reflector.getAllAndOverride<unknown>(key + name, targets) !== undefined,
     );
     return throttled ? unsupportedThrottle(context) : 'count';
