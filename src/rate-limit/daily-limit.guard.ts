@@ -1,5 +1,6 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { ExecutionContext, Injectable, type Type } from '@nestjs/common';
+import { PATH_METADATA } from '@nestjs/common/constants';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
   InjectThrottlerStorage,
@@ -12,7 +13,7 @@ import type { Request, Response } from 'express';
 import { StartupRefusal } from '../common/startup-refusal';
 import { DailyLimitPolicy } from './daily-limit.policy';
 import { DAY_MS } from './daily-window';
-import { SKIP_THROTTLE_KEY, THROTTLE_KEYS } from './throttler-metadata';
+import { hasThrottle, SKIP_THROTTLE_KEY } from './throttler-metadata';
 
 /** Throttler options this guard does not honour: the daily window and the contract fix them. */
 const UNSUPPORTED_OPTIONS = [
@@ -24,9 +25,6 @@ const UNSUPPORTED_OPTIONS = [
   'blockDuration',
 ] as const;
 
-/** What a handler's metadata decides, once: counted, skipped, or refused (`@Throttle()`). */
-type Decision = 'count' | 'skip' | Error;
-
 /** The answer of every admitted request the store counted at once: one promise, made once. */
 const ADMITTED = Promise.resolve(true);
 
@@ -36,13 +34,13 @@ const ADMITTED = Promise.resolve(true);
  * the module's `getTracker` and `generateKey` make the key; the DailyLimitPolicy then counts,
  * writes the headers and refuses. It reads a handler's metadata once, not on every request, and
  * makes no promise of its own while the store answers at once (the in-memory store).
- * What it cannot honour is refused loudly: unsupported module options at start-up, and
- * `@Throttle()` on a handler or controller (another limit, window, tracker or key) with an error
- * naming the handler.
+ * What it cannot honour stops start-up in one line: unsupported module options, and `@Throttle()`
+ * on a route (another limit, window, tracker or key), every such route named.
  */
 @Injectable()
 export class DailyLimitGuard extends ThrottlerGuard {
-  private readonly decisions = new Map<object, Map<object, Decision>>();
+  /** Whether a handler (then its class) is skipped: its metadata, read the first time. */
+  private readonly skips = new Map<object, Map<object, boolean>>();
   /** The one throttler, its name, tracker and key generator resolved once (onModuleInit). */
   private daily!: Required<Pick<ThrottlerOptions, 'name' | 'getTracker' | 'generateKey'>>;
 
@@ -51,6 +49,7 @@ export class DailyLimitGuard extends ThrottlerGuard {
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
     private readonly policy: DailyLimitPolicy,
+    private readonly discovery: DiscoveryService,
   ) {
     super(options, storage, reflector);
   }
@@ -77,12 +76,11 @@ export class DailyLimitGuard extends ThrottlerGuard {
       getTracker: daily.getTracker ?? this.commonOptions.getTracker!,
       generateKey: daily.generateKey ?? this.commonOptions.generateKey!,
     };
+    this.refuseMisplacedThrottle();
   }
 
   override canActivate(context: ExecutionContext): Promise<boolean> {
-    const decision = this.decisionFor(context);
-    if (decision === 'skip') return ADMITTED;
-    if (decision instanceof Error) throw decision;
+    if (this.isSkipped(context)) return ADMITTED;
     const { req, res } = this.getRequestResponse(context) as { req: Request; res: Response };
     const tracker = this.daily.getTracker(req, context);
     if (typeof tracker === 'string') return this.admit(context, req, res, tracker);
@@ -95,36 +93,48 @@ export class DailyLimitGuard extends ThrottlerGuard {
     return admitted === undefined ? ADMITTED : admitted.then(() => true);
   }
 
-  /** The decision for the context's handler and class, read from their metadata the first time. */
-  private decisionFor(context: ExecutionContext): Decision {
+  /** `@Throttle()` on any route that is not skipped stops start-up, every such route named. */
+  private refuseMisplacedThrottle(): void {
+    const routes = this.discovery
+      .getControllers()
+      .flatMap(({ metatype }) => (metatype ? this.throttledRoutes(metatype as Type) : []));
+    if (routes.length === 0) return;
+    throw new StartupRefusal(
+      `@Throttle() on ${[...new Set(routes)].join(', ')} is not supported: the daily limit is one ` +
+        'budget per client per UTC day across the API (RATE_LIMIT_PER_DAY). Remove it, or use ' +
+        '@SkipThrottle() to exempt the route.',
+    );
+  }
+
+  /** `Controller.handler` of each route of `controller` that `@Throttle()` would limit. */
+  private throttledRoutes(controller: Type): string[] {
+    const prototype = controller.prototype as Record<string, object>;
+    return new MetadataScanner()
+      .getAllMethodNames(prototype)
+      .filter((method) => {
+        const handler = prototype[method];
+        if (Reflect.getMetadata(PATH_METADATA, handler) === undefined) return false; // no route
+        if (!hasThrottle(handler) && !hasThrottle(controller)) return false;
+        // As the throttler does: a skipped route is never limited, whatever @Throttle() says.
+        return !this.skipped(handler, controller);
+      })
+      .map((method) => `${controller.name}.${method}`);
+  }
+
+  private skipped(handler: object, controller: object): boolean {
+    const key = SKIP_THROTTLE_KEY + this.daily.name;
+    const targets = [handler, controller] as Type[];
+    return Boolean(this.reflector.getAllAndOverride<boolean>(key, targets));
+  }
+
+  /** Whether the context's handler and class are skipped, read from their metadata once. */
+  private isSkipped(context: ExecutionContext): boolean {
     const handler = context.getHandler();
     const type = context.getClass();
-    let byClass = this.decisions.get(handler);
-    if (byClass === undefined) {
-      byClass = new Map<object, Decision>();
-      this.decisions.set(handler, byClass);
-    }
-    let decision = byClass.get(type);
-    if (decision === undefined) byClass.set(type, (decision = this.decide(context)));
-    return decision;
+    let byClass = this.skips.get(handler);
+    if (byClass === undefined) this.skips.set(handler, (byClass = new Map<object, boolean>()));
+    let skipped = byClass.get(type);
+    if (skipped === undefined) byClass.set(type, (skipped = this.skipped(handler, type)));
+    return skipped;
   }
-
-  private decide(context: ExecutionContext): Decision {
-    const targets = [context.getHandler(), context.getClass()];
-    const name = this.daily.name;
-    // As the throttler does: a skipped route is never limited, whatever @Throttle() says.
-    if (this.reflector.getAllAndOverride<boolean>(SKIP_THROTTLE_KEY + name, targets)) return 'skip';
-    const throttled = THROTTLE_KEYS.some(
-      (key) => this.reflector.getAllAndOverride<unknown>(key + name, targets) !== undefined,
-    );
-    return throttled ? unsupportedThrottle(context) : 'count';
-  }
-}
-
-function unsupportedThrottle(context: ExecutionContext): Error {
-  const handler = `${context.getClass().name}.${context.getHandler().name}`;
-  return new Error(
-    `@Throttle() on ${handler} is not supported: the daily limit is one budget per client per UTC ` +
-      'day across the API (RATE_LIMIT_PER_DAY). Remove it, or use @SkipThrottle() to exempt the route.',
-  );
 }

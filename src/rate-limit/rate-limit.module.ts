@@ -1,6 +1,6 @@
 import { Logger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { getOptionsToken, getStorageToken, ThrottlerModuleOptions } from '@nestjs/throttler';
 import { Clock } from '../common/clock';
@@ -50,7 +50,7 @@ const throttlerOptions = (policy: DailyLimitPolicy): ThrottlerModuleOptions => (
  * early refusal ahead of the body parser.
  */
 @Module({
-  imports: [TerminusModule],
+  imports: [TerminusModule, DiscoveryModule],
   providers: [
     {
       provide: MemoryDailyLimitStorage,

@@ -1,7 +1,8 @@
 // The package's own declaration of its keys, which its index does not export: read here only, to
 // hold throttler-metadata.ts to it.
 import * as constants from '@nestjs/throttler/dist/throttler.constants';
-import { SKIP_THROTTLE_KEY, THROTTLE_KEYS } from './throttler-metadata';
+import { SkipThrottle, Throttle } from '@nestjs/throttler';
+import { hasThrottle, SKIP_THROTTLE_KEY, THROTTLE_KEYS } from './throttler-metadata';
 
 describe('the throttler metadata keys', () => {
   it("are @nestjs/throttler's own: SKIP for @SkipThrottle(), the other five for @Throttle()", () => {
@@ -22,5 +23,30 @@ describe('the throttler metadata keys', () => {
       THROTTLER_OPTIONS: 'THROTTLER:MODULE_OPTIONS',
       THROTTLER_SKIP: 'THROTTLER:SKIP',
     });
+  });
+
+  it('find @Throttle() under any throttler name, on a handler, a controller or one it extends', () => {
+    class Plain {
+      handler() {}
+    }
+    @Throttle({ burst: { limit: 5, ttl: 60_000 } })
+    class Limited {}
+    class Extending extends Limited {}
+    class WithHandler {
+      @Throttle({ default: { limit: 5, ttl: 60_000 } })
+      handler() {}
+    }
+    @SkipThrottle()
+    class Skipped {}
+    expect([Plain, Plain.prototype.handler, Skipped].map(hasThrottle)).toEqual([
+      false,
+      false,
+      false,
+    ]);
+    expect([Limited, Extending, WithHandler.prototype.handler].map(hasThrottle)).toEqual([
+      true,
+      true,
+      true,
+    ]);
   });
 });

@@ -25,3 +25,10 @@ export const SKIP_THROTTLE_KEY = keyPrefixes(SkipThrottle({ [PROBE]: true }))[0]
 export const THROTTLE_KEYS: readonly string[] = keyPrefixes(
   Throttle({ [PROBE]: { limit: 1, ttl: 1 } }),
 );
+
+/** Whether `target` (a handler or a controller, or one it extends) carries `@Throttle()`. */
+export function hasThrottle(target: object): boolean {
+  return Reflect.getMetadataKeys(target).some(
+    (key) => typeof key === 'string' && THROTTLE_KEYS.some((prefix) => key.startsWith(prefix)),
+  );
+}
