@@ -408,9 +408,9 @@ describe('the daily limit (e2e, through AppModule)', () => {
     });
 
     it.each([
-      [{ errorMessage: 'slow down' }, 'does not support the throttler option(s) errorMessage'],
-      [{ skipIf: () => true, setHeaders: false }, 'option(s) skipIf, setHeaders'],
+      [{ ignoreUserAgents: [/bot/], setHeaders: false }, 'option(s) ignoreUserAgents, setHeaders'],
       [{ throttlers: [{ limit: 100, ttl: 60_000 }] }, 'takes exactly one throttler'],
+      [{}, "ThrottlerModule's storage must be that store"],
     ])('refuses to start with throttler options %o', async (options, error) => {
       const given = { throttlers: [{ limit: 100, ttl: DAY_MS }], ...options };
       const refused = await startupFailure({
