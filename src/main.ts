@@ -5,6 +5,7 @@ import { ConfigService } from '@nestjs/config';
 import { createApp } from './app.factory';
 import { AppModule } from './app.module';
 import { explainListenError, ListenError } from './common/listen-error';
+import { StartupRefusal } from './common/startup-refusal';
 import { Environment, InvalidConfigurationError } from './config/environment';
 import { errorText } from './edge/error-text';
 import { EvictingRedisError } from './rate-limit/redis/redis-server-check';
@@ -25,14 +26,15 @@ async function bootstrap(): Promise<void> {
   );
 }
 
-// A bad variable (ConfigModule validates the environment), a port or an address that cannot be had
-// or a Redis that may evict the daily counters stops start-up with one line; any other failure with
-// its stack.
+// A bad variable (ConfigModule validates the environment), a port or an address that cannot be had,
+// a Redis that may evict the daily counters or a StartupRefusal (code that extends the service
+// wrongly) stops start-up with one line; any other failure with its stack.
 bootstrap().catch(async (error: unknown) => {
   const bad =
     error instanceof InvalidConfigurationError ||
     error instanceof ListenError ||
-    error instanceof EvictingRedisError;
+    error instanceof EvictingRedisError ||
+    error instanceof StartupRefusal;
   console.error(bad ? error.message : `Failed to start: ${errorText(error, 'stack')}`);
   // The log's lines (written before the failure) are not lost to the exit.
   await stdoutWritten();

@@ -1,18 +1,23 @@
 import { Controller, Get, INestApplication, Logger } from '@nestjs/common';
 import { getOptionsToken, SkipThrottle, Throttle } from '@nestjs/throttler';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import request from 'supertest';
+import { StartupRefusal } from '../src/common/startup-refusal';
 import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
 import { IncomingHttpHeaders } from 'node:http';
 import { BODY_LIMIT_BYTES } from '../src/edge/json-body';
-import { AppLogger } from '../src/logging/app-logger';
-import { recordingAppLogger } from '../src/testing/recording-logger';
 import { DAY_MS } from '../src/rate-limit/daily-window';
 import { depreciate, HttpAnswer, send } from './helpers/http';
 import { INTERNAL_ERROR, INVALID, limited, UNSUPPORTED_TYPE, VALID } from './helpers/bodies';
 import { OverLimitStorage } from './helpers/daily-limit';
 import { SettableClock } from '../src/testing/settable-clock';
 import { README_EXAMPLE_ANSWER } from '../src/testing/readme-example';
-import { listenTestApp, scrapeMetrics } from './helpers/test-app';
+import { MAIN_JS, runToExit } from './helpers/server-process';
+import { listenTestApp, scrapeMetrics, startupFailure } from './helpers/test-app';
+
+const DIST = dirname(MAIN_JS);
 
 const LIMITED = limited(100);
 
@@ -88,6 +93,25 @@ class ThrottledClassController {
     return { exempt: true };
   }
 }
+
+/** A controller with a limit of its own, which limits nothing: its one route is exempt. */
+@Throttle({ default: { limit: 5, ttl: 60_000 } })
+@Controller('api/extension/all-exempt')
+class AllExemptController {
+  @SkipThrottle()
+  @Get()
+  exempt(): { exempt: true } {
+    return { exempt: true };
+  }
+}
+
+/** A script node preloads (NODE_OPTIONS=--require) to put @Throttle() on the API's operation. */
+const THROTTLE_THE_OPERATION = `
+const { Throttle } = require(${JSON.stringify(require.resolve('@nestjs/throttler'))});
+const { DepreciationController } = require(${JSON.stringify(join(DIST, 'depreciation', 'depreciation.controller.js'))});
+const prototype = DepreciationController.prototype;
+Throttle({ default: { limit: 5, ttl: 60000 } })(prototype, 'calculate', Object.getOwnPropertyDescriptor(prototype, 'calculate'));
+`;
 
 describe('the daily limit (e2e, through AppModule)', () => {
   let app: INestApplication;
@@ -341,49 +365,59 @@ describe('the daily limit (e2e, through AppModule)', () => {
   });
 
   describe('what the guard does not honour, refused loudly', () => {
+    const refusal = (routes: string) =>
+      `@Throttle() on ${routes} is not supported: the daily limit is one budget per client per ` +
+      'UTC day across the API (RATE_LIMIT_PER_DAY). Remove it, or use @SkipThrottle() to exempt ' +
+      'the route.';
+
     it.each([
-      ['/api/extension/throttled', 'ThrottledController.burst'],
-      ['/api/extension/throttled/tracked', 'ThrottledController.tracked'],
-      ['/api/extension/throttled-class', 'ThrottledClassController.each'],
-    ])('answers 500 on %s (@Throttle()), logging an error that names %s', async (path, handler) => {
-      const { logger, lines } = recordingAppLogger('error');
-      ({ app } = await listenTestApp({
-        extra: { controllers: [ThrottledController, ThrottledClassController] },
-        override: (builder) => builder.overrideProvider(AppLogger).useValue(logger),
-      }));
-      for (let i = 0; i < 2; i++)
-        await request(app.getHttpServer()).get(path).expect(500, INTERNAL_ERROR);
-      const logged = lines()
-        .map((line) => line.msg)
-        .filter((msg) => msg !== 'request failed');
-      expect(logged).toEqual(
-        Array(2).fill(
-          `@Throttle() on ${handler} is not supported: the daily limit is one budget ` +
-            'per client per UTC day across the API (RATE_LIMIT_PER_DAY). Remove it, or use ' +
-            '@SkipThrottle() to exempt the route.',
-        ),
-      );
+      ['ThrottledController.burst, ThrottledController.tracked', [ThrottledController]],
+      ['ThrottledClassController.each', [ThrottledClassController]],
+      [
+        'ThrottledController.burst, ThrottledController.tracked, ThrottledClassController.each',
+        [ThrottledController, ThrottledClassController],
+      ],
+    ])('refuses to start with @Throttle(), in one line naming %s', async (routes, controllers) => {
+      const error = await startupFailure({ extra: { controllers } });
+      expect(error).toBeInstanceOf(StartupRefusal);
+      expect((error as StartupRefusal).message).toBe(refusal(routes));
+    });
+
+    it('stops the built server in one line, exit 1, for @Throttle() on its operation', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'throttled-operation-'));
+      try {
+        const preload = join(dir, 'throttle.cjs');
+        writeFileSync(preload, THROTTLE_THE_OPERATION);
+        const options = `${process.env.NODE_OPTIONS ?? ''} --require ${preload}`;
+        const { code, stderr } = await runToExit({ NODE_OPTIONS: options.trim() });
+        expect({ code, stderr }).toEqual({
+          code: 1,
+          stderr: `${refusal('DepreciationController.calculate')}\n`,
+        });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('answers a route marked @SkipThrottle() under a controller with @Throttle(), uncounted', async () => {
-      ({ app } = await listenTestApp({ extra: { controllers: [ThrottledClassController] } }));
+      ({ app } = await listenTestApp({ extra: { controllers: [AllExemptController] } }));
       const answer = await request(app.getHttpServer())
-        .get('/api/extension/throttled-class/exempt')
+        .get('/api/extension/all-exempt')
         .expect(200, { exempt: true });
       expect(answer.headers['x-ratelimit-remaining']).toBeUndefined();
     });
 
     it.each([
-      [{ errorMessage: 'slow down' }, 'does not support the throttler option(s) errorMessage'],
-      [{ skipIf: () => true, setHeaders: false }, 'option(s) skipIf, setHeaders'],
+      [{ ignoreUserAgents: [/bot/], setHeaders: false }, 'option(s) ignoreUserAgents, setHeaders'],
       [{ throttlers: [{ limit: 100, ttl: 60_000 }] }, 'takes exactly one throttler'],
+      [{}, "ThrottlerModule's storage must be that store"],
     ])('refuses to start with throttler options %o', async (options, error) => {
       const given = { throttlers: [{ limit: 100, ttl: DAY_MS }], ...options };
-      await expect(
-        listenTestApp({
-          override: (builder) => builder.overrideProvider(getOptionsToken()).useValue(given),
-        }),
-      ).rejects.toThrow(error);
+      const refused = await startupFailure({
+        override: (builder) => builder.overrideProvider(getOptionsToken()).useValue(given),
+      });
+      expect(refused).toBeInstanceOf(StartupRefusal);
+      expect((refused as StartupRefusal).message).toContain(error);
     });
   });
 });

@@ -1,142 +1,220 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { ExecutionContext, Injectable, type Type } from '@nestjs/common';
+import { PATH_METADATA } from '@nestjs/common/constants';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
   InjectThrottlerStorage,
   ThrottlerGuard,
   type ThrottlerModuleOptions,
   type ThrottlerOptions,
+  type ThrottlerRequest,
   type ThrottlerStorage,
 } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import { StartupRefusal } from '../common/startup-refusal';
 import { DailyLimitPolicy } from './daily-limit.policy';
 import { DAY_MS } from './daily-window';
+import { rateLimitHeaderValues } from './rate-limit-headers';
+import { hasThrottle, SKIP_THROTTLE_KEY } from './throttler-metadata';
 
 /** Throttler options this guard does not honour: the daily window and the contract fix them. */
-const UNSUPPORTED_OPTIONS = [
-  'skipIf',
-  'ignoreUserAgents',
-  'errorMessage',
-  'setHeaders',
-  'ipv6SubnetPrefix',
-  'blockDuration',
+const UNSUPPORTED_OPTIONS = ['ignoreUserAgents', 'setHeaders', 'ipv6SubnetPrefix', 'blockDuration'];
+
+/** Throttler options honoured through ThrottlerGuard's own flow (below), when given. */
+const FLOW_OPTIONS = ['skipIf', 'getTracker', 'generateKey', 'errorMessage'];
+
+/** ThrottlerGuard's methods a subclass overrides, each called by ThrottlerGuard's flow. */
+const EXTENSION_POINTS = [
+  'shouldSkip',
+  'handleRequest',
+  'getTracker',
+  'generateKey',
+  'throwThrottlingException',
+  'getErrorMessage',
+  'setResponseHeader',
 ] as const;
 
-/**
- * The metadata keys @nestjs/throttler's decorators write (its throttler.constants, which the
- * package does not export), followed by the throttler's name. `@SkipThrottle()` writes SKIP;
- * `@Throttle()` writes the other five, each of which this guard refuses.
- */
-const SKIP = 'THROTTLER:SKIP';
-const THROTTLE = [
-  'THROTTLER:LIMIT',
-  'THROTTLER:TTL',
-  'THROTTLER:BLOCK_DURATION',
-  'THROTTLER:TRACKER',
-  'THROTTLER:KEY_GENERATOR',
-];
-
-/** What a handler's metadata decides, once: counted, skipped, or refused (`@Throttle()`). */
-type Decision = 'count' | 'skip' | Error;
+/** ThrottlerGuard's `headerPrefix`: the contract's headers are X-RateLimit-*, whatever it says. */
+const HEADER_PREFIX = 'X-RateLimit';
 
 /** The answer of every admitted request the store counted at once: one promise, made once. */
 const ADMITTED = Promise.resolve(true);
 
+/** The options given at the module's level and the one throttler's: either may hold one. */
+const givenOptions = (levels: object[], names: string[]): string[] =>
+  names.filter((name) =>
+    levels.some((options) => (options as Record<string, unknown>)[name] !== undefined),
+  );
+
 /**
- * The throttler guard of the daily limit. Its `canActivate` honours what @nestjs/throttler's own
- * does for the one daily throttler: `@SkipThrottle()` on a route or controller frees it, and
- * the module's `getTracker` and `generateKey` make the key; the DailyLimitPolicy then counts,
- * writes the headers and refuses. It reads a handler's metadata once, not on every request, and
- * makes no promise of its own while the store answers at once (the in-memory store).
- * What it cannot honour is refused loudly: unsupported module options at start-up, and
- * `@Throttle()` on a handler or controller (another limit, window, tracker or key) with an error
- * naming the handler.
+ * The throttler guard of the daily limit: one throttler whose window is the UTC day, one budget per
+ * client across the API (getTracker: the client; generateKey: the tracker alone), counted in the
+ * daily counters through DailyLimitPolicy, which writes the contract's headers.
+ *
+ * With nothing of ThrottlerGuard's overridden, `canActivate` takes its own path: it reads a
+ * handler's `@SkipThrottle()` once, not on every request, and makes no promise of its own while
+ * the store answers at once (the in-memory store). A subclass that overrides an extension point
+ * (EXTENSION_POINTS), or options that ask for one (FLOW_OPTIONS, or the `errorMessage` field),
+ * move it onto ThrottlerGuard's own flow, which calls each of them, for the same throttler; the
+ * early refusal then stays off (it could not run their code). What it cannot honour stops
+ * start-up in one line: the options UNSUPPORTED_OPTIONS, another `headerPrefix`, a storage other
+ * than the daily counters, and `@Throttle()` on a route (another limit, window, tracker or key).
  */
 @Injectable()
 export class DailyLimitGuard extends ThrottlerGuard {
-  private readonly decisions = new Map<object, Map<object, Decision>>();
-  /** The one throttler, its name, tracker and key generator resolved once (onModuleInit). */
-  private daily!: Required<Pick<ThrottlerOptions, 'name' | 'getTracker' | 'generateKey'>>;
+  /** Whether a handler (then its class) is skipped: its metadata, read the first time. */
+  private readonly skips = new Map<object, Map<object, boolean>>();
+  /** The one throttler's name ('default'): the key of `@SkipThrottle()` ends with it. */
+  private throttlerName = 'default';
+  /** ThrottlerGuard's flow, for an override; else this guard's own path. */
+  private throughThrottlerFlow = false;
 
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
     private readonly policy: DailyLimitPolicy,
+    private readonly discovery: DiscoveryService,
   ) {
     super(options, storage, reflector);
+    // ThrottlerGuard's getErrorMessage answers it: the contract's text, unless overridden.
+    this.errorMessage = policy.refusal.message;
   }
 
   override async onModuleInit(): Promise<void> {
     await super.onModuleInit();
-    const [daily, ...others] = this.throttlers;
-    if (others.length > 0 || daily?.limit !== this.policy.limit || daily.ttl !== DAY_MS) {
-      throw new Error(
-        'DailyLimitGuard takes exactly one throttler: the daily limit (RATE_LIMIT_PER_DAY per UTC day)',
-      );
-    }
+    const daily = this.dailyThrottler();
     const levels: object[] = [daily, Array.isArray(this.options) ? {} : this.options];
-    const given = UNSUPPORTED_OPTIONS.filter((name) =>
-      levels.some((options) => (options as Record<string, unknown>)[name] !== undefined),
-    );
-    if (given.length > 0) {
-      throw new Error(
-        `DailyLimitGuard does not support the throttler option(s) ${given.join(', ')}`,
+    this.refuseUnsupported(levels);
+    this.throttlerName = daily.name ?? 'default';
+    this.refuseMisplacedThrottle();
+    const overridden = [
+      ...EXTENSION_POINTS.filter((name) => this[name] !== DailyLimitGuard.prototype[name]),
+      ...givenOptions(levels, FLOW_OPTIONS).map((name) => `the option ${name}`),
+      ...(this.errorMessage === this.policy.refusal.message ? [] : ['errorMessage']),
+    ];
+    this.throughThrottlerFlow = overridden.length > 0;
+    if (this.throughThrottlerFlow) {
+      this.logger.log(
+        `${this.constructor.name} overrides ${overridden.join(', ')}: requests are counted ` +
+          "through ThrottlerGuard's flow, and the early refusal is off",
       );
     }
-    this.daily = {
-      name: daily.name ?? 'default',
-      getTracker: daily.getTracker ?? this.commonOptions.getTracker!,
-      generateKey: daily.generateKey ?? this.commonOptions.generateKey!,
-    };
   }
 
   override canActivate(context: ExecutionContext): Promise<boolean> {
-    const decision = this.decisionFor(context);
-    if (decision === 'skip') return ADMITTED;
-    if (decision instanceof Error) throw decision;
+    if (this.throughThrottlerFlow) return super.canActivate(context);
+    if (this.isSkipped(context)) return ADMITTED;
     const { req, res } = this.getRequestResponse(context) as { req: Request; res: Response };
-    const tracker = this.daily.getTracker(req, context);
-    if (typeof tracker === 'string') return this.admit(context, req, res, tracker);
-    return tracker.then((key) => this.admit(context, req, res, key));
-  }
-
-  private admit(context: ExecutionContext, req: Request, res: Response, tracker: string) {
-    const key = this.daily.generateKey(context, tracker, this.daily.name);
-    const admitted = this.policy.admit(req, res, key);
+    const admitted = this.policy.admit(req, res, this.policy.key(req));
     return admitted === undefined ? ADMITTED : admitted.then(() => true);
   }
 
-  /** The decision for the context's handler and class, read from their metadata the first time. */
-  private decisionFor(context: ExecutionContext): Decision {
+  /**
+   * ThrottlerGuard's handleRequest for the daily limit: the tracker and key as given, counted in
+   * the daily counters, the contract's headers (through setResponseHeader), and a refusal through
+   * throwThrottlingException (whose message getErrorMessage gives).
+   */
+  protected override async handleRequest(request: ThrottlerRequest): Promise<boolean> {
+    const { context, limit, ttl, throttler, getTracker, generateKey } = request;
+    const { req, res } = this.getRequestResponse(context);
+    const tracker = await getTracker(req, context);
+    const key = generateKey(context, tracker, throttler.name ?? this.throttlerName);
+    const record = await this.policy.count(res as ServerResponse, key);
+    if (record === undefined) return true; // answered meanwhile: not counted
+    for (const [name, value] of rateLimitHeaderValues(limit, record)) {
+      this.setResponseHeader(res, name, value);
+    }
+    if (record.isBlocked) {
+      await this.throwThrottlingException(context, { limit, ttl, key, tracker, ...record });
+    }
+    return true;
+  }
+
+  /** The client: its address, normalized (docs/contract.md, "Who is a client"). */
+  protected override getTracker(req: Record<string, unknown>): Promise<string> {
+    return Promise.resolve(this.policy.key(req as unknown as Request));
+  }
+
+  /** The client alone, not the route: one budget across the API. */
+  protected override generateKey(_context: ExecutionContext, tracker: string, _name: string) {
+    return tracker;
+  }
+
+  private dailyThrottler(): ThrottlerOptions {
+    const [daily, ...others] = this.throttlers;
+    if (others.length > 0 || daily?.limit !== this.policy.limit || daily.ttl !== DAY_MS) {
+      throw new StartupRefusal(
+        'DailyLimitGuard takes exactly one throttler: the daily limit (RATE_LIMIT_PER_DAY per UTC day)',
+      );
+    }
+    return daily;
+  }
+
+  private refuseUnsupported(levels: object[]): void {
+    const given = givenOptions(levels, UNSUPPORTED_OPTIONS);
+    if (given.length > 0) {
+      throw new StartupRefusal(
+        `DailyLimitGuard does not support the throttler option(s) ${given.join(', ')}`,
+      );
+    }
+    if (this.storageService !== this.policy.storage) {
+      throw new StartupRefusal(
+        "DailyLimitGuard counts in DailyLimitStorage: ThrottlerModule's storage must be that " +
+          'store (replace DailyLimitStorage, not the throttler storage token)',
+      );
+    }
+    if (this.headerPrefix !== HEADER_PREFIX) {
+      throw new StartupRefusal(
+        `DailyLimitGuard writes the contract's rate-limit headers (${HEADER_PREFIX}-*): ` +
+          `headerPrefix '${this.headerPrefix}' of ${this.constructor.name} is not supported`,
+      );
+    }
+  }
+
+  /** `@Throttle()` on any route that is not skipped stops start-up, every such route named. */
+  private refuseMisplacedThrottle(): void {
+    const routes = this.discovery
+      .getControllers()
+      .flatMap(({ metatype }) => (metatype ? this.throttledRoutes(metatype as Type) : []));
+    if (routes.length === 0) return;
+    throw new StartupRefusal(
+      `@Throttle() on ${[...new Set(routes)].join(', ')} is not supported: the daily limit is one ` +
+        'budget per client per UTC day across the API (RATE_LIMIT_PER_DAY). Remove it, or use ' +
+        '@SkipThrottle() to exempt the route.',
+    );
+  }
+
+  /** `Controller.handler` of each route of `controller` that `@Throttle()` would limit. */
+  private throttledRoutes(controller: Type): string[] {
+    const prototype = controller.prototype as Record<string, object>;
+    return new MetadataScanner()
+      .getAllMethodNames(prototype)
+      .filter((method) => {
+        const handler = prototype[method];
+        if (Reflect.getMetadata(PATH_METADATA, handler) === undefined) return false; // no route
+        if (!hasThrottle(handler) && !hasThrottle(controller)) return false;
+        // As the throttler does: a skipped route is never limited, whatever @Throttle() says.
+        return !this.skipped(handler, controller);
+      })
+      .map((method) => `${controller.name}.${method}`);
+  }
+
+  private skipped(handler: object, controller: object): boolean {
+    const key = SKIP_THROTTLE_KEY + this.throttlerName;
+    const targets = [handler, controller] as Type[];
+    return Boolean(this.reflector.getAllAndOverride<boolean>(key, targets));
+  }
+
+  /** Whether the context's handler and class are skipped, read from their metadata once. */
+  private isSkipped(context: ExecutionContext): boolean {
     const handler = context.getHandler();
     const type = context.getClass();
-    let byClass = this.decisions.get(handler);
-    if (byClass === undefined) {
-      byClass = new Map<object, Decision>();
-      this.decisions.set(handler, byClass);
-    }
-    let decision = byClass.get(type);
-    if (decision === undefined) byClass.set(type, (decision = this.decide(context)));
-    return decision;
+    let byClass = this.skips.get(handler);
+    if (byClass === undefined) this.skips.set(handler, (byClass = new Map<object, boolean>()));
+    let skipped = byClass.get(type);
+    if (skipped === undefined) byClass.set(type, (skipped = this.skipped(handler, type)));
+    return skipped;
   }
-
-  private decide(context: ExecutionContext): Decision {
-    const targets = [context.getHandler(), context.getClass()];
-    const name = this.daily.name;
-    // As the throttler does: a skipped route is never limited, whatever @Throttle() says.
-    if (this.reflector.getAllAndOverride<boolean>(SKIP + name, targets)) return 'skip';
-    const throttled = THROTTLE.some(
-      (key) => this.reflector.getAllAndOverride<unknown>(key + name, targets) !== undefined,
-    );
-    return throttled ? unsupportedThrottle(context) : 'count';
-  }
-}
-
-function unsupportedThrottle(context: ExecutionContext): Error {
-  const handler = `${context.getClass().name}.${context.getHandler().name}`;
-  return new Error(
-    `@Throttle() on ${handler} is not supported: the daily limit is one budget per client per UTC ` +
-      'day across the API (RATE_LIMIT_PER_DAY). Remove it, or use @SkipThrottle() to exempt the route.',
-  );
 }

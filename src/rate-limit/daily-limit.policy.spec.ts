@@ -133,6 +133,18 @@ describe('DailyLimitPolicy', () => {
     expect(() => policy.admit(routed(), asExpress, 'k')).toThrow(policy.refusal);
   });
 
+  it("counts for ThrottlerGuard's flow: the record only, no header, no refusal, nothing once answered", () => {
+    const { headers, response, asExpress } = fakeResponse();
+    expect(policy.count(asExpress, 'k')).toMatchObject({ totalHits: 1, isBlocked: false });
+    expect(policy.count(asExpress, 'k')).toMatchObject({ totalHits: 2, isBlocked: true });
+    expect(headers).toEqual({});
+    Object.assign(response, { writableEnded: true });
+    expect(policy.count(asExpress, 'k')).toBeUndefined();
+    expect(storage.refuseAtOnce('k', 1)?.totalHits).toBe(3);
+    // Nothing remembered for the early refusal: that is the guard's own path alone.
+    expect(early(requestTo('POST', '/api/depreciate', undefined, 'k')).passed).toBe(true);
+  });
+
   it('waits for a store that answers with a promise', async () => {
     const record = storage.hit('k', 1);
     jest.spyOn(storage as DailyLimitStorage, 'hit').mockReturnValue(Promise.resolve(record));

@@ -22,8 +22,9 @@ function routeKey({ method, path }: Pick<Request, 'method' | 'path'>): string {
 /**
  * The daily limit, decided in one place: RATE_LIMIT_PER_DAY requests per client per UTC day, one
  * budget per client across the API (docs/contract.md, "Daily limit"). The guard counts through
- * `admit`; the early refusal answers through `refuseEarly`. Both write the same headers, and the
- * same 429 body through the edge's writer (the guard's by way of the exception filter).
+ * `admit` (or `count`, on ThrottlerGuard's flow); the early refusal answers through `refuseEarly`.
+ * Both write the same headers, and the same 429 body through the edge's writer (the guard's by way
+ * of the exception filter).
  *
  * The early refusal: once the guard has refused a request on a route, a client already over its
  * limit is answered there before its body is read (no parsing, no routing, no store round trip).
@@ -40,7 +41,8 @@ export class DailyLimitPolicy {
 
   constructor(
     config: ConfigService<Environment, true>,
-    private readonly storage: DailyLimitStorage,
+    /** The daily counters; the guard checks that the throttler counts in them too. */
+    readonly storage: DailyLimitStorage,
   ) {
     this.limit = config.get('RATE_LIMIT_PER_DAY', { infer: true });
     const message = rateLimitMessage(this.limit);
@@ -51,15 +53,28 @@ export class DailyLimitPolicy {
   readonly key = (request: Pick<Request, 'ip' | 'socket'>): string => clientKey(request);
 
   /**
-   * Counts `request` as `key`, writes the rate-limit headers, and throws the refusal when the
-   * client is over its limit (remembering the route for the early refusal). Synchronous when the
-   * store answers at once; a promise when it asks a server.
+   * Counts one hit of `key`: its record, at once or as a promise when the store asks a server;
+   * undefined, not counted, when the request was answered meanwhile.
    */
-  admit(request: Request, response: ServerResponse, key: string): void | Promise<void> {
+  count(
+    response: ServerResponse,
+    key: string,
+  ): DailyLimitRecord | Promise<DailyLimitRecord> | undefined {
     // Answered by the edge meanwhile (its body broke off): not counted, as any request the HTTP
     // layer refuses.
-    if (response.writableEnded) return;
-    const record = this.storage.hit(key, this.limit);
+    if (response.writableEnded) return undefined;
+    return this.storage.hit(key, this.limit);
+  }
+
+  /**
+   * Counts `request` as `key`, writes the rate-limit headers, and throws the refusal when the
+   * client is over its limit (remembering the route for the early refusal). Synchronous when the
+   * store answers at once; a promise when it asks a server. The guard's own path, when nothing of
+   * the throttler's is overridden.
+   */
+  admit(request: Request, response: ServerResponse, key: string): void | Promise<void> {
+    const record = this.count(response, key);
+    if (record === undefined) return;
     if ('then' in record) {
       return record.then((counted) => this.answer(request, response, key, counted));
     }

@@ -1,8 +1,8 @@
 import { Logger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { getOptionsToken, getStorageToken, ThrottlerModuleOptions } from '@nestjs/throttler';
+import { ThrottlerModule, ThrottlerModuleOptions } from '@nestjs/throttler';
 import { Clock } from '../common/clock';
 import { Environment, type RedisSettings } from '../config/environment';
 import { REDIS_SETTINGS } from '../config/redis-topology';
@@ -35,22 +35,25 @@ function dailyLimitStorage(
   });
 }
 
-/** @nestjs/throttler's options: one unnamed throttler (so a plain `@SkipThrottle()` frees a route). */
-const throttlerOptions = (policy: DailyLimitPolicy): ThrottlerModuleOptions => ({
-  throttlers: [{ limit: policy.limit, ttl: DAY_MS }],
-  getTracker: (request) => policy.key(request as Parameters<DailyLimitPolicy['key']>[0]),
-  // The key is the client alone, not the route: one budget across the API.
-  generateKey: (_context, tracker) => tracker,
+/**
+ * @nestjs/throttler's options: one unnamed throttler (so a plain `@SkipThrottle()` frees a route),
+ * whose window is the UTC day, counted in the daily counters. ThrottlerModule provides the same
+ * store under its own token too, so Nest calls the store's lifecycle hooks twice: a store's
+ * onModuleInit and onApplicationShutdown start and stop it once, however often they are called.
+ */
+const throttlerOptions = (
+  config: ConfigService<Environment, true>,
+  storage: DailyLimitStorage,
+): ThrottlerModuleOptions => ({
+  throttlers: [{ limit: config.get('RATE_LIMIT_PER_DAY', { infer: true }), ttl: DAY_MS }],
+  storage,
 });
 
 /**
- * The daily limit, whole: the counters (DailyLimitStorage, which tests replace with
- * `overrideProvider(DailyLimitStorage)`), the policy, the throttler's options and storage tokens,
- * the global guard, and the store's health indicator and gauges. app.setup.ts mounts the policy's
- * early refusal ahead of the body parser.
+ * The daily counters (DailyLimitStorage, which tests replace with
+ * `overrideProvider(DailyLimitStorage)`), apart so that ThrottlerModule's options can use them.
  */
 @Module({
-  imports: [TerminusModule],
   providers: [
     {
       provide: MemoryDailyLimitStorage,
@@ -68,10 +71,32 @@ const throttlerOptions = (policy: DailyLimitPolicy): ThrottlerModuleOptions => (
       inject: [ConfigService, MemoryDailyLimitStorage, Clock],
       useFactory: dailyLimitStorage,
     },
+  ],
+  exports: [MemoryDailyLimitStorage, DailyLimitStorage],
+})
+class DailyLimitStoreModule {}
+
+/**
+ * The daily limit, whole: the counters, the policy, ThrottlerModule with their options, the
+ * global guard, and the store's health indicator and gauges. The global guard is DailyLimitGuard's
+ * provider, so a test or a team replaces it with `overrideProvider(DailyLimitGuard).useClass(…)`.
+ * app.setup.ts mounts the policy's early refusal ahead of the body parser.
+ */
+@Module({
+  imports: [
+    TerminusModule,
+    DiscoveryModule,
+    DailyLimitStoreModule,
+    ThrottlerModule.forRootAsync({
+      imports: [DailyLimitStoreModule],
+      inject: [ConfigService, DailyLimitStorage],
+      useFactory: throttlerOptions,
+    }),
+  ],
+  providers: [
     DailyLimitPolicy,
-    { provide: getOptionsToken(), inject: [DailyLimitPolicy], useFactory: throttlerOptions },
-    { provide: getStorageToken(), useExisting: DailyLimitStorage },
-    { provide: APP_GUARD, useClass: DailyLimitGuard },
+    DailyLimitGuard,
+    { provide: APP_GUARD, useExisting: DailyLimitGuard },
     DailyLimitHealthIndicator,
     DailyLimitGauges,
   ],

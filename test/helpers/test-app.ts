@@ -52,6 +52,17 @@ export async function listenTestApp(
 }
 
 /**
+ * What createTestApp fails with, for a test of a start-up refusal; an app that starts instead is
+ * closed (so a failing test leaves nothing open), and the answer is undefined.
+ */
+export function startupFailure(options: TestAppOptions): Promise<unknown> {
+  return listenTestApp(options).then(
+    ({ app }) => app.close().then(() => undefined),
+    (error: unknown) => error,
+  );
+}
+
+/**
  * POST /api/depreciate to an in-process app through supertest (a test chains `.set()` and
  * `.expect()`). The body as `depreciate` sends it (test/helpers/http.ts), VALID unless given.
  */
