@@ -1,77 +1,28 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { validateEnvironment } from '../src/config/environment';
+import {
+  allManifests,
+  Budget,
+  ConfigMap,
+  Deployment,
+  findObject,
+  KubeObject,
+  Labels,
+  MANIFESTS,
+  Secret,
+  Service,
+} from './helpers/manifests';
 
 /**
  * deploy/kubernetes/: every object valid against Kubernetes' own schemas (the kubernetes-models
  * package, generated from them), and the figures docs/operations.md derives held to their formulas:
  * the grace period covers the drain, the memory limit covers the worst case of the pod's settings.
- * test/container/kubernetes.container-spec.ts runs the same files under `podman kube play`.
+ * test/container/container.container-spec.ts plays the same files under `podman kube play`.
  */
 
-const FOLDER = join(__dirname, '..', 'deploy', 'kubernetes');
 const MB = 1_000_000;
 const MIB = 1024 * 1024;
-
-interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; labels?: Record<string, string> };
-}
-
-/** The fields of the objects this test reads (kubernetes-models checks them all). */
-interface EnvVar {
-  name: string;
-  value?: string;
-  valueFrom?: { secretKeyRef?: { name: string; key: string } };
-}
-interface Container {
-  image: string;
-  command?: string[];
-  env: EnvVar[];
-  ports: { name: string; containerPort: number }[];
-  readinessProbe: { httpGet: unknown };
-  livenessProbe: { httpGet: unknown };
-  resources: { requests: Record<string, string>; limits: Record<string, string> };
-  securityContext: unknown;
-}
-type Labels = Record<string, string>;
-interface Deployment extends KubeObject {
-  spec: {
-    replicas: number;
-    template: {
-      metadata: { labels: Labels };
-      spec: {
-        containers: Container[];
-        securityContext: Record<string, unknown>;
-        terminationGracePeriodSeconds: number;
-      };
-    };
-  };
-}
-interface Service extends KubeObject {
-  spec: {
-    type: string;
-    selector: Labels;
-    ports: { name: string; port: number; targetPort: string }[];
-  };
-}
-interface Budget extends KubeObject {
-  spec: { maxUnavailable: number; selector: { matchLabels: Labels } };
-}
-
-/** Every document of every YAML file in the folder, with the file it came from. */
-function manifests(): { file: string; object: KubeObject }[] {
-  return readdirSync(FOLDER)
-    .filter((file) => file.endsWith('.yaml'))
-    .flatMap((file) =>
-      parseAllDocuments(readFileSync(join(FOLDER, file), 'utf8')).map((document) => {
-        if (document.errors.length > 0) throw new Error(`${file}: ${document.errors[0].message}`);
-        return { file, object: document.toJS() as KubeObject };
-      }),
-    );
-}
 
 /** kubernetes-models' class for an object's apiVersion and kind (`apps/v1` + `Deployment`). */
 async function modelOf(object: KubeObject) {
@@ -83,21 +34,19 @@ async function modelOf(object: KubeObject) {
   return module[object.kind];
 }
 
-const all = manifests();
-function find<T extends KubeObject>(kind: string, name: string): T {
-  const found = all.find(({ object }) => object.kind === kind && object.metadata.name === name);
-  if (!found) throw new Error(`no ${kind} ${name} in deploy/kubernetes/`);
-  return found.object as T;
-}
+const all = allManifests();
+const find = <T extends KubeObject>(kind: string, name: string): T =>
+  findObject<T>(
+    all.map(({ object }) => object),
+    kind,
+    name,
+  );
 
 const deployment = find<Deployment>('Deployment', 'vehicle-depreciation');
 const pod = deployment.spec.template.spec;
 const [api] = pod.containers;
-const config = find<KubeObject & { data: Labels }>('ConfigMap', 'vehicle-depreciation').data;
-const secret = find<KubeObject & { stringData: Labels }>(
-  'Secret',
-  'vehicle-depreciation-redis',
-).stringData;
+const config = find<ConfigMap>('ConfigMap', 'vehicle-depreciation').data;
+const secret = find<Secret>('Secret', 'vehicle-depreciation-redis').stringData;
 const service = (name: string) => find<Service>('Service', name).spec;
 
 /** The service's environment in the pod: the ConfigMap, the Secret's URL and the container's env. */
@@ -196,7 +145,9 @@ describe('deploy/kubernetes/', () => {
   });
 
   it('runs as the image’s non-root user, read-only, without privileges', () => {
-    const user = /^USER (\d+):(\d+)$/m.exec(readFileSync(join(FOLDER, '../../Dockerfile'), 'utf8'));
+    const user = /^USER (\d+):(\d+)$/m.exec(
+      readFileSync(join(MANIFESTS, '../../Dockerfile'), 'utf8'),
+    );
     expect(pod.securityContext).toMatchObject({
       runAsNonRoot: true,
       runAsUser: Number(user?.[1]),
@@ -211,7 +162,7 @@ describe('deploy/kubernetes/', () => {
   });
 
   it('names the image npm run image tags with package.json’s version', () => {
-    const { version } = JSON.parse(readFileSync(join(FOLDER, '../../package.json'), 'utf8')) as {
+    const { version } = JSON.parse(readFileSync(join(MANIFESTS, '../../package.json'), 'utf8')) as {
       version: string;
     };
     expect(api.image).toBe(`vehicle-depreciation:${version}`);
