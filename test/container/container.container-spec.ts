@@ -27,7 +27,7 @@ const postExample = (port: number) =>
     return answer;
   });
 
-describeWithTools(['podman'], 'the image and deploy/kubernetes/ under podman', () => {
+describeWithTools(['podman', 'runc', 'debootstrap'], 'the image and deploy/kubernetes/ under podman', () => {
   let built: BuildRecord;
 
   beforeAll(async () => {
