@@ -17,23 +17,17 @@ FROM ${BUILD_IMAGE} AS build
 # `podman build -v /etc/ssl/certs:/etc/ssl/certs:ro --build-arg NPM_CAFILE=...`): npm reads it as
 # its cafile, Node's own fetches as NODE_EXTRA_CA_CERTS. Nothing of it reaches the runtime stage.
 ARG NPM_CAFILE=
+# npm's cache, where the build machine's is mounted (scripts/image.sh, with podman: what its
+# `npm ci` fetched is not fetched again). Unset, a folder this step removes.
+ARG NPM_CACHE=
 # npm names the SBOM's subject after this folder.
 WORKDIR /vehicle-depreciation-service
-COPY package.json package-lock.json .npmrc ./
-COPY clients/typescript/package.json clients/typescript/
-# No install script runs but those package.json's `allowScripts` approves (only `node`'s, which
-# fetches the pinned binary), whatever npm this image has: the policy stays in package.json.
-RUN set -eu; \
-    if [ -n "$NPM_CAFILE" ]; then export NODE_EXTRA_CA_CERTS="$NPM_CAFILE" npm_config_cafile="$NPM_CAFILE"; fi; \
-    npm ci --ignore-scripts --no-audit --no-fund; \
-    approved=$(node -p "Object.entries(require('./package.json').allowScripts).filter(([, ok]) => ok === true).map(([name]) => name).join(' ')"); \
-    npm rebuild $approved; \
-    node_modules/.bin/node --version
-COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY package.json package-lock.json .npmrc tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY clients/typescript clients/typescript
 COPY src src
 COPY public public
-# The runtime's tree in /out:
+# One step, whose layer keeps only /out: the installed tree (600 MB) is never committed as a layer,
+# which made most of a cold build's time on a slow disk. /out holds the runtime's tree:
 # - the pinned Node's binary, copied out of its package (a hard link there, which a COPY could double);
 # - /app/sbom.cdx.json: `npm sbom` (CycloneDX) of the tree once the development dependencies are
 #   pruned, so it lists what the image holds (npm's `--omit dev` on the whole tree left out 112 of
@@ -42,7 +36,14 @@ COPY public public
 # - the production dependencies, without the `node` package and without the files Node never loads
 #   (type declarations, source maps, documents: 38 of their 85 MB), but Swagger UI's, which /docs
 #   serves to browsers as they are.
+# No install script runs but those package.json's `allowScripts` approves (only `node`'s, which
+# fetches the pinned binary), whatever npm this image has: the policy stays in package.json.
 RUN set -eu; \
+    if [ -n "$NPM_CAFILE" ]; then export NODE_EXTRA_CA_CERTS="$NPM_CAFILE" npm_config_cafile="$NPM_CAFILE"; fi; \
+    export npm_config_cache="${NPM_CACHE:-/tmp/npm-cache}" npm_config_prefer_offline=true; \
+    npm ci --ignore-scripts --no-audit --no-fund; \
+    approved=$(node -p "Object.entries(require('./package.json').allowScripts).filter(([, ok]) => ok === true).map(([name]) => name).join(' ')"); \
+    npm rebuild $approved; \
     npm run build; \
     install -D -m 0755 node_modules/node/bin/node /out/bin/node; \
     npm prune --omit=dev --ignore-scripts --no-audit --no-fund; \
@@ -55,18 +56,22 @@ RUN set -eu; \
     find node_modules -path node_modules/swagger-ui-dist -prune -o -type f \
       \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -iname '*.md' \) \
       -exec rm -f {} +; \
-    cp -a dist public node_modules /out/app/; \
-    cp -a clients/typescript/package.json clients/typescript/dist /out/app/clients/typescript/
+    mv dist public node_modules /out/app/; \
+    mv clients/typescript/dist /out/app/clients/typescript/; \
+    cp -a clients/typescript/package.json /out/app/clients/typescript/; \
+    cd /; rm -rf /vehicle-depreciation-service /tmp/npm-cache
 
 FROM ${RUNTIME_IMAGE} AS runtime
-# A fixed numeric user, so Kubernetes' runAsNonRoot can check it without a passwd lookup.
-RUN groupadd --system --gid 10001 app \
- && useradd --system --uid 10001 --gid 10001 --home-dir /app --no-create-home --shell /usr/sbin/nologin app
+# No RUN in this stage: nothing executes in the base while building, and no build-time mount point
+# (the CA store, npm's cache) is left behind as an empty folder.
 COPY --from=build /out/bin/node /usr/local/bin/node
 # Owned by root and not writable by the service: it writes nothing, so the root filesystem can be
 # read-only (`--read-only`, Kubernetes' readOnlyRootFilesystem) and no volume is needed.
 COPY --from=build /out/app /app
+COPY LICENSE /app/LICENSE
 WORKDIR /app
+# A fixed numeric user without a passwd entry (the service looks up no user or home): Kubernetes'
+# runAsNonRoot can check a number.
 USER 10001:10001
 # The API. The metrics port (METRICS_PORT, 9464) is on loopback unless METRICS_HOST says otherwise,
 # and is left unexposed so that `-P` never publishes it.

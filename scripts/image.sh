@@ -81,7 +81,6 @@ node_stand_in() {
   rm -rf "$context"
 }
 
-started=$(date +%s)
 build_base=$BUILD_IMAGE
 runtime_base=$RUNTIME_IMAGE
 stand_ins=false
@@ -111,14 +110,19 @@ if [ "$engine_name" = podman ]; then
   # npm in the build trusts this machine's CAs (a network that intercepts TLS), from a read-only
   # mount that is never part of an image.
   [ -f "$CA_FILE" ] && build+=(--volume /etc/ssl/certs:/etc/ssl/certs:ro --build-arg "NPM_CAFILE=$CA_FILE")
+  # This machine's npm cache: what `npm ci` here fetched is not fetched again. Mounted, not copied.
+  cache=$(npm config get cache)
+  [ -d "$cache" ] && build+=(--volume "$cache:/npm-cache" --build-arg NPM_CACHE=/npm-cache)
 fi
-"${engine[@]}" "${build[@]}" . >"$OUT/build.log" 2>&1 || {
+# Each line of the log after the seconds since the start, to see where a slow build spends them.
+if ! "${engine[@]}" "${build[@]}" . 2>&1 |
+  while IFS= read -r line; do printf '%4ss %s\n' "$SECONDS" "$line"; done >"$OUT/build.log"; then
   tail -n 30 "$OUT/build.log" >&2
   fail "the build failed: see $OUT/build.log"
-}
+fi
 # Also tagged with package.json's version, the tag deploy/kubernetes/deployment.yaml names.
 "${engine[@]}" tag "$TAG" "${TAG%:*}:$(node -p "require('./package.json').version")"
-seconds=$(($(date +%s) - started))
+seconds=$SECONDS
 
 # The image's own SBOM, written in its build stage (Dockerfile), copied out beside the build.
 container=$("${engine[@]}" create "$TAG")
