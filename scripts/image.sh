@@ -68,7 +68,7 @@ debian_stand_in() {
 # $2 plus the pinned Node and this script's npm, laid out as the official Node images lay them out.
 node_stand_in() {
   local context npm_dir
-  npm_dir=$(cd "$(dirname "${npm_execpath:-$(command -v npm)}")/.." && pwd -P)
+  npm_dir=$(cd "$(dirname "$(readlink -f "${npm_execpath:-$(command -v npm)}")")/.." && pwd -P)
   [ -f "$npm_dir/package.json" ] || fail "cannot find npm's own folder (from $npm_dir)"
   context=$(mktemp -d)
   mkdir -p "$context/usr/local/bin" "$context/usr/local/lib/node_modules"
