@@ -3,13 +3,13 @@ import { IsIn, IsInt, IsNumber, Max, Min, ValidateIf } from 'class-validator';
 import { ValidationPrecheck } from '../../common/validation-precheck';
 import { VEHICLE_TYPES, type VehicleType } from '../vehicle-type';
 
-const MIN_PURCHASE_YEAR = 1900;
-const MAX_PURCHASE_PRICE = 10_000_000;
+export const MIN_PURCHASE_YEAR = 1900;
+export const MAX_PURCHASE_PRICE = 10_000_000;
 /**
  * One cent: money is computed in cents, so a smaller price would round to 0 (or up, above itself)
  * and break "the first entry is the price". SPEC's "positive", taken to the cent.
  */
-const MIN_PURCHASE_PRICE = 0.01;
+export const MIN_PURCHASE_PRICE = 0.01;
 /** The most years a projection looks ahead: ten years of one unchanged pace is already a stretch. */
 export const MAX_PROJECTION_YEARS = 10;
 
