@@ -3,7 +3,7 @@ import { getOptionsToken, SkipThrottle, Throttle } from '@nestjs/throttler';
 import request from 'supertest';
 import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
 import { IncomingHttpHeaders } from 'node:http';
-import { BODY_LIMIT_BYTES } from '../src/edge/json-body';
+import { BODY_LIMIT_BYTES } from '../src/common/json-body';
 import { AppLogger } from '../src/logging/app-logger';
 import { recordingAppLogger } from '../src/testing/recording-logger';
 import { DAY_MS } from '../src/rate-limit/daily-window';

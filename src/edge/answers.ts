@@ -1,8 +1,9 @@
 import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { AnswerObserver } from './answer-record';
+import type { AnswerObserver } from '../common/answer-record';
 import { markClosing } from './connections';
-import { errorAnswerBody, JSON_CONTENT_TYPE } from './error-body';
+import { errorAnswerBody, JSON_CONTENT_TYPE } from '../common/error-body';
+import { declaresOver, hasBody } from '../common/request-body';
 import { beforeHead, serverOf } from './internals';
 import type { LingeringBounds } from './lingering-close';
 
@@ -27,15 +28,6 @@ export function edgeContextOf(socket: Socket | null | undefined): EdgeContext | 
   const server: ContextServer | undefined = socket ? serverOf(socket) : undefined;
   return server?.[CONTEXT];
 }
-
-/** Whether a request declares a body at all (RFC 9112 §6.3: a length or a transfer coding). */
-export const hasBody = (request: IncomingMessage): boolean =>
-  request.headers['transfer-encoding'] !== undefined ||
-  (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
-
-/** Whether `request` declares a Content-Length over `limit` (one whose body is refused unread). */
-export const declaresOver = (request: IncomingMessage, limit: number): boolean =>
-  Number(request.headers['content-length']) > limit;
 
 /** The body an answer to `method` sends: none to a HEAD request (RFC 9110 §9.3.2). */
 export const bodyFor = <T>(method: string | undefined, body: T): T | undefined =>

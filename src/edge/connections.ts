@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { clientKey } from './client-key';
+import { clientKey } from '../common/client-key';
 
 /** The limits one HTTP server holds its connections to (docs/operations.md, "Robustness"). */
 export interface ConnectionLimits {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { type AnswerObserver, answerRecord } from './answer-record';
+import { type AnswerObserver, answerRecord } from '../common/answer-record';
 import { answerError, closeIfBodyStillArriving, type EdgeContext, setEdgeContext } from './answers';
 import { answerClientError } from './client-error';
 import {
@@ -17,7 +17,7 @@ import {
   requestsWaiting,
   whenAllAnswered,
 } from './connections';
-import { OVER_CONNECTION_CAP_MESSAGE } from './error-messages';
+import { OVER_CONNECTION_CAP_MESSAGE } from '../common/error-messages';
 import { acceptRequestsWithoutHost, checkTimeoutsEvery } from './internals';
 import {
   isLingering,
@@ -32,7 +32,7 @@ import {
   type ShutdownBounds,
   type ShutdownHooks,
 } from './shutdown';
-import { type IdentifiedRequest, identifyRequest } from './request-id';
+import { type IdentifiedRequest, identifyRequest } from '../common/request-id';
 import { answerOnSocket } from './socket-answers';
 
 /** What the edge is configured with (docs/operations.md, "Robustness"), read once from config. */

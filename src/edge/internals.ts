@@ -91,21 +91,6 @@ export function detachParser(socket: Socket): void {
 export const closeListener = (server: Server, then: () => void): void =>
   void NetServer.prototype.close.call(server, then);
 
-/** Express's `trust proxy` compiled into a test of a peer's address (`'trust proxy fn'`). */
-export function trustProxyTest(express: {
-  get(setting: string): unknown;
-}): (address: string, hop: number) => boolean {
-  const test = express.get('trust proxy fn');
-  if (typeof test !== 'function') {
-    throw new Error(`Express has no 'trust proxy fn' (checked on Express ${CHECKED_ON.express})`);
-  }
-  return test as (address: string, hop: number) => boolean;
-}
-
-/** Whether an Express route takes every method (`route.all()` sets `methods._all`). */
-export const takesEveryMethod = (methods: Partial<Record<string, boolean>>): boolean =>
-  methods._all === true;
-
 /** The global guards and pipes of a Nest application (its ApplicationConfig, `app.config`). */
 interface GlobalEnhancers {
   guards: unknown[];

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connectionHolds } from './connections';
-import { errorText } from './error-text';
+import { errorText } from '../common/error-text';
 import { closeListener } from './internals';
 import { isLingering, type LingeringBounds, lingeringClose } from './lingering-close';
 import { answerOnSocket } from './socket-answers';

@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { METHODS, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { answerRecord, pathOf } from './answer-record';
+import { answerRecord, pathOf } from '../common/answer-record';
 import {
   answerError,
   bodyFor,
@@ -11,10 +11,10 @@ import {
   setErrorHeaders,
 } from './answers';
 import { answeredStillArriving, isClosing, requestsWaiting, whenAllAnswered } from './connections';
-import { errorAnswerBody } from './error-body';
+import { errorAnswerBody } from '../common/error-body';
 import { responseOn } from './internals';
 import { isLingering, lingeringClose } from './lingering-close';
-import { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
+import { REQUEST_ID_HEADER, requestIdFrom } from '../common/request-id';
 
 interface SocketAnswer {
   /** What Node's parser refused, for the request line the log and the metrics name. */

@@ -1,4 +1,4 @@
-import type { AnswerRecord } from '../edge/answer-record';
+import type { AnswerRecord } from '../common/answer-record';
 import { recordingAppLogger } from '../testing/recording-logger';
 import { requestLog } from './request-log';
 

@@ -1,5 +1,5 @@
 import { type Logger, symbols } from 'pino';
-import type { AnswerObserver, AnswerRecord } from '../edge/answer-record';
+import type { AnswerObserver, AnswerRecord } from '../common/answer-record';
 
 type Level = 'info' | 'warn' | 'error';
 

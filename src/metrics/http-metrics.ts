@@ -1,6 +1,6 @@
 import { Counter, Histogram, Registry } from 'prom-client';
-import type { AnswerRecord } from '../edge/answer-record';
-import { takesEveryMethod } from '../edge/internals';
+import type { AnswerRecord } from '../common/answer-record';
+import { takesEveryMethod } from '../common/express-internals';
 
 /** The `route` label of a request no route handled: unknown paths, bodies refused before routing. */
 const UNMATCHED_ROUTE = 'unmatched';

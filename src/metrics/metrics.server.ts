@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { explainListenError } from '../common/listen-error';
-import { pathOf } from '../edge/answer-record';
+import { pathOf } from '../common/answer-record';
 import { answerError, bodyFor } from '../edge/answers';
 import { Environment } from '../config/environment';
 import { MetricsService } from './metrics.service';

@@ -5,7 +5,7 @@ import type { RedisCatchUpRecovery } from './redis-catch-up.recovery';
 import type { RedisContributionLedger } from './redis-contribution.ledger';
 import { EvictingRedisError, type RedisServerCheck } from './redis-server.check';
 import type { RedisConnection } from './redis.connection';
-import { errorText } from '../../edge/error-text';
+import { errorText } from '../../common/error-text';
 
 /** While counting alone, how often the store asks Redis whether it is back. */
 const RECOVERY_PROBE_MS = 1_000;

@@ -1,6 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { answerError, declaresOver, hasBody } from './answers';
+import { answerError } from '../edge/answers';
+import { declaresOver, hasBody } from './request-body';
 import { UNSUPPORTED_CONTENT_ENCODING_MESSAGE } from './error-messages';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
