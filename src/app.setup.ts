@@ -1,6 +1,7 @@
 import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { type Addition, leaveOutEnhancers } from './additions';
+import { configureErrorAnswers } from './common/error-answer';
 import { ShutdownState } from './common/shutdown-state';
 import { Environment } from './config/environment';
 import { type EdgeSettings, installEdge } from './edge/edge';
@@ -71,7 +72,6 @@ function putBehindEdge(
     {
       ...edgeSettings(config),
       bodyLimit: BODY_LIMIT_BYTES,
-      answerHeaders: [...CORS_ANSWER_HEADERS, ...JSON_SECURITY_HEADERS],
       observers: observers.filter((observer) => observer !== undefined),
       without,
       isTrustedProxy: (address) => trusted(address, 0),
@@ -104,6 +104,11 @@ export function configureApp(
   app.set('etag', false);
   // Off unless configured: an untrusted peer's X-Forwarded-For must not change req.ip (the client).
   app.set('trust proxy', config.get('TRUST_PROXY', { infer: true }));
+  // Every error answer, the edge's and the application's, carries CORS and the JSON security set.
+  configureErrorAnswers({
+    headers: [...CORS_ANSWER_HEADERS, ...JSON_SECURITY_HEADERS],
+    bodyLimit: BODY_LIMIT_BYTES,
+  });
   const without = setup.without ?? NOTHING_LEFT_OUT;
   if (!without.has('edge')) putBehindEdge(app, config, setup, without);
   // First: its 429 gets the CORS and security headers from the edge's writer, like every refusal.

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { ServerResponse } from 'node:http';
-import { answerError } from '../edge/answers';
+import { answerError } from './error-answer';
 import { toErrorBody } from './error-body';
 import { errorText } from './error-text';
 import type { IdentifiedRequest } from './request-id';

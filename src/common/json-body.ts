@@ -1,6 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { answerError } from '../edge/answers';
+import { answerError } from './error-answer';
 import { declaresOver, hasBody } from './request-body';
 import { UNSUPPORTED_CONTENT_ENCODING_MESSAGE } from './error-messages';
 import type { Readable, Transform } from 'node:stream';

@@ -38,7 +38,6 @@ describe('connectionHolds and requestsWaiting', () => {
       lingering: { timeMs: 1_000, timeoutMs: 500 },
       shutdown: { timeoutMs: 1_000, drainDelayMs: 0 },
       bodyLimit: 8_192,
-      answerHeaders: [],
       observers: [],
       isTrustedProxy: () => false,
     },

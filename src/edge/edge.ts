@@ -2,7 +2,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { type AnswerObserver, answerRecord } from '../common/answer-record';
-import { answerError, closeIfBodyStillArriving, type EdgeContext, setEdgeContext } from './answers';
+import { answerError, onClosingAnswer } from '../common/error-answer';
+import { closeIfBodyStillArriving, type EdgeContext, setEdgeContext } from './answers';
 import { answerClientError } from './client-error';
 import {
   capConnectionsPerClient,
@@ -45,8 +46,6 @@ export interface EdgeSettings {
 
 interface EdgeOptions extends EdgeSettings {
   bodyLimit: number;
-  /** Headers of every error answer written at the edge (CORS, the JSON security set). */
-  answerHeaders: ReadonlyArray<readonly [string, string]>;
   /** Told of every answer: the request log, the metrics. */
   observers: AnswerObserver[];
   /** Proxies TRUST_PROXY trusts: exempt from the public server's per-client connection cap. */
@@ -85,6 +84,8 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void;
  * The servers' 'request' listeners (the application) run only for requests the edge admits.
  */
 export function installEdge(servers: EdgeServers, options: EdgeOptions): Edge {
+  // An error answer that closes its connection: what the client pipelined after it is not handled.
+  onClosingAnswer(markClosing);
   const edge = putBehindEdge(servers.api, options, options.isTrustedProxy);
   if (servers.metrics) putBehindEdge(servers.metrics, options, () => false);
   if (options.shutDownOnSignals) {
@@ -98,9 +99,9 @@ function putBehindEdge(
   options: EdgeOptions,
   isTrustedProxy: (address: string) => boolean,
 ): Edge {
-  const { limits, answerHeaders, observers, bodyLimit } = options;
+  const { limits, observers, bodyLimit } = options;
   const lingering: LingeringBounds = { ...options.lingering, bytes: bodyLimit };
-  const context: EdgeContext = { answerHeaders, observers, lingering, bodyLimit };
+  const context: EdgeContext = { observers, lingering, bodyLimit };
   setEdgeContext(server, context);
   const edge: Edge = { server, connections: new Set(), lingering, draining: false };
   applyLimits(server, limits);

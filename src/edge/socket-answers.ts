@@ -2,14 +2,8 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { METHODS, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { answerRecord, pathOf } from '../common/answer-record';
-import {
-  answerError,
-  bodyFor,
-  type EdgeContext,
-  edgeContextOf,
-  type HeaderTarget,
-  setErrorHeaders,
-} from './answers';
+import { type EdgeContext, edgeContextOf } from './answers';
+import { answerError, bodyFor, type HeaderTarget, setErrorHeaders } from '../common/error-answer';
 import { answeredStillArriving, isClosing, requestsWaiting, whenAllAnswered } from './connections';
 import { errorAnswerBody } from '../common/error-body';
 import { responseOn } from './internals';
@@ -113,7 +107,7 @@ function writeOnSocket(
   const body = errorAnswerBody(status, answer.message);
   const head = new HeadLines(status);
   head.setHeader(REQUEST_ID_HEADER, request.id);
-  setErrorHeaders(head, context, answer.headers ?? {}, true, body.byteLength);
+  setErrorHeaders(head, answer.headers ?? {}, true, body.byteLength);
   socket.write(head.toString() + (bodyFor(request.method, body.text) ?? ''));
   lingeringClose(socket, context.lingering);
   const record = answerRecord(request, status, true, 0);
