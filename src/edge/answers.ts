@@ -1,30 +1,7 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import type { AnswerObserver } from '../common/answer-record';
-import { markClosing } from './connections';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { markClosing } from './connection';
 import { answerCloses } from '../common/error-answer';
-import { beforeHead, serverOf } from './internals';
-import type { LingeringBounds } from './lingering-close';
-
-/** What the edge of one server knows when it writes an answer (set by installEdge). */
-export interface EdgeContext {
-  observers: AnswerObserver[];
-  lingering: LingeringBounds;
-  /** The body limit: a refusal keeps the connection only when what is left of the body is within it. */
-  bodyLimit: number;
-}
-
-const CONTEXT = Symbol('edgeContext');
-type ContextServer = Server & { [CONTEXT]?: EdgeContext };
-
-export function setEdgeContext(server: Server, context: EdgeContext): void {
-  (server as ContextServer)[CONTEXT] = context;
-}
-
-export function edgeContextOf(socket: Socket | null | undefined): EdgeContext | undefined {
-  const server: ContextServer | undefined = socket ? serverOf(socket) : undefined;
-  return server?.[CONTEXT];
-}
+import { beforeHead } from './internals';
 
 /**
  * Makes any answer to `request` (a 2xx as much as an error: a preflight, a health check, a page or

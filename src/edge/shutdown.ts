@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connectionHolds } from './connections';
+import { connectionHolds } from './connection';
 import { errorText } from '../common/error-text';
 import { closeListener } from './internals';
 import { isLingering, type LingeringBounds, lingeringClose } from './lingering-close';
