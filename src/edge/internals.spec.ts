@@ -10,7 +10,6 @@ import {
   detachParser,
   onDestroySoon,
   responseOn,
-  serverOf,
   takeParserFeed,
 } from './internals';
 
@@ -65,11 +64,6 @@ describe(`The internals of Node ${CHECKED_ON.node} and Express ${CHECKED_ON.expr
   it('`_httpMessage`: the response being written on a socket', async () => {
     const { at } = await sent(GET);
     expect(responseOn(at.request.socket)).toBe(at.response);
-  });
-
-  it('`socket.server`: the server that accepted a socket', async () => {
-    await sent(GET);
-    expect(serverOf(sockets[0])).toBe(server);
   });
 
   it('`requireHostHeader`: a request without Host reaches the handler', async () => {

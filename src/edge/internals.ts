@@ -15,7 +15,6 @@ export const CHECKED_ON = { node: '24.21.0', express: '5.3.0', nest: '12.5.1' } 
 /** What an accepted socket keeps of its HTTP server and the answer being written. */
 type Internal = Socket & {
   _httpMessage?: ServerResponse | null;
-  server?: Server;
 };
 
 /** A property Node sets on the server at creation, set again before it listens. */
@@ -38,9 +37,6 @@ export const checkTimeoutsEvery = (server: Server, ms: number): void =>
 /** The response being written on `socket` (`_httpMessage`), if any. */
 export const responseOn = (socket: Socket): ServerResponse | undefined =>
   (socket as Internal)._httpMessage ?? undefined;
-
-/** The server that accepted `socket` (`socket.server`, set by net.Server at accept). */
-export const serverOf = (socket: Socket): Server | undefined => (socket as Internal).server;
 
 /** Node calls `socket.destroySoon()` once an answer with `Connection: close` is sent. */
 export function onDestroySoon(socket: Socket, then: () => void): void {
