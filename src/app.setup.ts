@@ -64,7 +64,7 @@ function putBehindEdge(
 ): void {
   const trusted = trustProxyTest(app.getHttpAdapter().getInstance());
   const observers = [
-    without.has('request-log') ? undefined : requestLog(app.get(AppLogger).pino),
+    without.has('request-log') ? undefined : requestLog(app.get(AppLogger)),
     without.has('metrics') ? undefined : app.get(MetricsService).http.record,
   ];
   installEdge(
