@@ -36,8 +36,6 @@ interface EdgeOptions extends EdgeSettings {
   isTrustedProxy: (address: string) => boolean;
   /** main.ts only: SIGTERM and SIGINT drain the public server, then close the application. */
   shutDownOnSignals?: ShutdownHooks;
-  /** The bench's variants only (src/additions.ts): parts of the edge left out. */
-  without?: ReadonlySet<string>;
 }
 
 /** The servers under the edge: the public one, and the management one (metrics). */
@@ -87,20 +85,16 @@ function putBehindEdge(
   const context: EdgeContext = { observers, lingering, bodyLimit, connections: new Set(), cap };
   const edge: Edge = { server, connections: context.connections, lingering, draining: false };
   applyLimits(server, limits);
-  const slices = options.without?.has('parser-slices') !== true;
   server.on('connection', (socket: Socket) => {
     const connection = new Connection(socket, context);
     if (!admitConnection(connection, limits)) return;
     context.connections.add(socket);
     socket.on('close', onSocketClose);
     lingerOnClose(socket, lingering);
-    if (slices) {
-      parseInSlices(socket, () => connection.lingering || connection.nothingMoreToParse());
-    }
+    parseInSlices(socket, () => connection.lingering || connection.nothingMoreToParse());
   });
   answerWhatNodeRefuses(server);
-  const identify = options.without?.has('request-id') !== true;
-  admitRequests(server, edge, context, { depth: limits.maxPipelinedRequests, identify });
+  admitRequests(server, edge, context, limits.maxPipelinedRequests);
   return edge;
 }
 
@@ -161,12 +155,7 @@ function answerWhatNodeRefuses(server: Server): void {
 }
 
 /** Runs the server's own 'request' listeners for the requests the edge admits, and only those. */
-function admitRequests(
-  server: Server,
-  edge: Edge,
-  context: EdgeContext,
-  { depth, identify }: { depth: number; identify: boolean },
-): void {
+function admitRequests(server: Server, edge: Edge, context: EdgeContext, depth: number): void {
   const handlers = server.listeners('request') as Handler[];
   server.removeAllListeners('request');
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -178,7 +167,7 @@ function admitRequests(
       return;
     }
     connection.arrived(request, performance.now());
-    if (identify) identifyRequest(request, response);
+    identifyRequest(request, response);
     response.on('close', answered);
     closeIfBodyStillArriving(request, response, context.bodyLimit);
     if (edge.draining) {

@@ -20,7 +20,7 @@ type Handled = { request: IncomingMessage; response: ServerResponse };
  * sockets and a real Express application: on a version where one has moved, the test named after
  * it fails. Every server-side socket has Node's parser feed taken and put back, as the edge does.
  */
-describe(`The internals of Node ${CHECKED_ON.node} and Express ${CHECKED_ON.express}`, () => {
+describe(`The internals of Node ${CHECKED_ON.node}`, () => {
   let server: Server;
   let port: number;
   const handled: Handled[] = [];
