@@ -12,12 +12,27 @@ const FEATURES = {
     ...['depreciation', 'rate-limit', 'metrics', 'logging', 'health', 'page', 'security'],
     ...['testing', 'app.module', 'app.setup', 'app.factory', 'main', 'swagger'],
   ].map((name) => `../${name}`),
-  message: 'config/ and common/ sit below the features: import only config/, common/ and edge/.',
+  message: 'config/, common/ and edge/ import no feature folder.',
 };
-const OUTSIDE_EDGE = {
-  group: ['../*'],
-  message: 'edge/ is the bottom layer of src/: it imports only its own files.',
+const ASSEMBLY = ['src/app.setup.ts', 'src/main.ts', 'src/metrics/metrics.server.ts'];
+const EDGE = {
+  group: ['**/edge', '**/edge/*'],
+  message:
+    'Only the assembly (app.setup.ts, main.ts, metrics/metrics.server.ts) imports src/edge; shared pieces live in common/.',
 };
+const NO_SYMBOL_SLOTS = [
+  'error',
+  {
+    selector: "CallExpression[callee.name='Symbol']",
+    message:
+      "No Symbol slots on Node's objects: connection state is a Connection (src/edge/connection.ts); per-request facts are WeakMaps.",
+  },
+  {
+    selector: "CallExpression[callee.object.name='Symbol'][callee.property.name='for']",
+    message:
+      "No Symbol slots on Node's objects: connection state is a Connection (src/edge/connection.ts); per-request facts are WeakMaps.",
+  },
+];
 const restrictImports = (...patterns) => ({
   'no-restricted-imports': ['error', { patterns }],
 });
@@ -54,14 +69,24 @@ module.exports = defineConfig(
     },
   },
   // Dependencies point down (README, "Architecture"): src/ never imports the tests; config/,
-  // common/ and edge/ import no feature folder; edge/ is the floor and imports nothing of src/.
-  { files: ['src/**/*.ts'], rules: restrictImports(TESTS) },
+  // common/ and edge/ import no feature folder; the edge is the outermost layer, which only the
+  // assembly imports. A later entry replaces an earlier one's rule for the same file, so each lists
+  // all of its patterns.
+  { files: ['src/**/*.ts'], rules: restrictImports(TESTS, EDGE) },
   {
     files: ['src/config/**/*.ts', 'src/common/**/*.ts'],
     ignores: ['**/*.spec.ts'],
-    rules: restrictImports(TESTS, FEATURES),
+    rules: restrictImports(TESTS, FEATURES, EDGE),
   },
-  { files: ['src/edge/**/*.ts'], rules: restrictImports(TESTS, OUTSIDE_EDGE) },
+  { files: ['src/edge/**/*.ts'], rules: restrictImports(TESTS, FEATURES) },
+  { files: ASSEMBLY, rules: restrictImports(TESTS) },
+  { files: ['test/**/*.ts', 'bench/**/*.ts'], rules: restrictImports(EDGE) },
+  // What the edge knows of a connection is one Connection (issue 29), not slots on Node's objects.
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: { 'no-restricted-syntax': NO_SYMBOL_SLOTS },
+  },
   {
     files: ['test/**/*.ts', 'src/**/*.spec.ts', 'bench/**/*.ts'],
     rules: {

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ADDITIONS, type Addition } from '../src/additions';
+import { ADDITIONS, type Addition } from './assemble';
 import { waitFor } from '../src/testing/processes';
 import * as c from './common';
 import { type LoadSummary, stopLoad, unexpectedAnswers } from './load';

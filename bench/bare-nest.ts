@@ -3,7 +3,7 @@ import { BadRequestException, Body, Controller, HttpCode, Module, Post } from '@
 import { NestFactory } from '@nestjs/core';
 import { Clock, SystemClock } from '../src/common/clock';
 import { DepreciationService } from '../src/depreciation/depreciation.service';
-import { INVALID_INPUT_MESSAGE } from '../src/edge/error-messages';
+import { INVALID_INPUT_MESSAGE } from '../src/common/error-messages';
 import { passesPrecheck } from './precheck';
 
 /**

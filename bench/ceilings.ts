@@ -2,8 +2,8 @@ import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import express, { NextFunction, Request, Response } from 'express';
 import { SystemClock } from '../src/common/clock';
 import { DepreciationService } from '../src/depreciation/depreciation.service';
-import * as messages from '../src/edge/error-messages';
-import { BODY_LIMIT_BYTES as LIMIT, isJsonContentType } from '../src/edge/json-body';
+import * as messages from '../src/common/error-messages';
+import { BODY_LIMIT_BYTES as LIMIT, isJsonContentType } from '../src/common/json-body';
 import { ROUTE } from './common';
 import { passesPrecheck } from './precheck';
 

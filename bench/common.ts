@@ -6,7 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import Redis from 'ioredis';
 import { SystemClock } from '../src/common/clock';
 import { DepreciationService } from '../src/depreciation/depreciation.service';
-import { rateLimitMessage } from '../src/edge/error-messages';
+import { rateLimitMessage } from '../src/common/error-messages';
 import { freePort, RunningProcess, waitFor } from '../src/testing/processes';
 import { README_EXAMPLE_REQUEST } from '../src/testing/readme-example';
 

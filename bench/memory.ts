@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { clientKey } from '../src/edge/client-key';
+import { clientKey } from '../src/common/client-key';
 import { MemoryDailyLimitStorage } from '../src/rate-limit/memory-daily-limit.storage';
 import { envNumber } from './common';
 

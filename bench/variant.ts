@@ -1,13 +1,11 @@
 import 'reflect-metadata';
-import { additionsNamed } from '../src/additions';
-import { createApp } from '../src/app.factory';
-import { AppModule } from '../src/app.module';
+import { additionsNamed, assembleVariant } from './assemble';
 
 /**
- * The service without the additions named in its arguments (src/additions.ts), for the ablation
+ * The service without the additions named in its arguments (bench/assemble.ts), for the ablation
  * (bench/ablation.ts): `node dist-bench/bench/variant.js request-log metrics`. No argument: the
- * whole service, as main.ts builds it. PORT and HOST as for the service.
+ * whole service, assembled from the same steps as main.ts's. PORT and HOST as for the service.
  */
-void createApp(AppModule, { without: additionsNamed(process.argv.slice(2)) }).then((app) =>
+void assembleVariant(additionsNamed(process.argv.slice(2))).then((app) =>
   app.listen(Number(process.env.PORT ?? 3000), process.env.HOST ?? '127.0.0.1'),
 );

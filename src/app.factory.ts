@@ -10,7 +10,7 @@ import { type AppSetup, configureApp } from './app.setup';
  * logger and flushes them; a start-up failure rejected with its error (main.ts reports it), not
  * logged by Nest in its own format nor exited from inside Nest.
  */
-const APPLICATION_OPTIONS: NestApplicationOptions = {
+export const APPLICATION_OPTIONS: NestApplicationOptions = {
   bodyParser: false,
   bufferLogs: true,
   autoFlushLogs: false,

@@ -1,11 +1,12 @@
 import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { type Addition, leaveOutEnhancers } from './additions';
+import { configureErrorAnswers } from './common/error-answer';
 import { ShutdownState } from './common/shutdown-state';
 import { Environment } from './config/environment';
+import type { AnswerObserver } from './common/answer-record';
 import { type EdgeSettings, installEdge } from './edge/edge';
-import { trustProxyTest } from './edge/internals';
-import { BODY_LIMIT_BYTES, readJsonBody } from './edge/json-body';
+import { trustProxyTest } from './common/express-internals';
+import { BODY_LIMIT_BYTES, readJsonBody } from './common/json-body';
 import { AppLogger } from './logging/app-logger';
 import { requestLog } from './logging/request-log';
 import { stdoutWritten } from './logging/stdout-log';
@@ -21,11 +22,7 @@ type Config = ConfigService<Environment, true>;
 export interface AppSetup {
   /** main.ts only: SIGTERM, SIGINT, SIGHUP and SIGUSR2 stop the service gracefully (installEdge). */
   shutDownOnSignals?: boolean;
-  /** The bench's variants only (bench/variant.ts): additions left out, to measure each one's cost. */
-  without?: ReadonlySet<Addition>;
 }
-
-const NOTHING_LEFT_OUT: ReadonlySet<Addition> = new Set();
 
 /** Every setting of the edge, read from the environment in this one place. */
 const edgeSettings = (config: Config): EdgeSettings => ({
@@ -49,31 +46,31 @@ const edgeSettings = (config: Config): EdgeSettings => ({
   },
 });
 
+/** Told of every answer: the request log, then the metrics. */
+export const appObservers = (app: NestExpressApplication): AnswerObserver[] => [
+  requestLog(app.get(AppLogger)),
+  app.get(MetricsService).http.record,
+];
+
 /**
  * The edge on the public server and the metrics server alike (connection limits, timeouts,
  * pipelining, refusals as answers, request ids, the request log and metrics, the Host check), and
  * with `shutDownOnSignals` the graceful shutdown. Which proxies may name the client is TRUST_PROXY
  * as Express compiled it (hop 0: the direct peer).
  */
-function putBehindEdge(
+export function installEdgeFor(
   app: NestExpressApplication,
-  config: Config,
-  setup: AppSetup,
-  without: ReadonlySet<Addition>,
+  setup: AppSetup = {},
+  observers: AnswerObserver[] = appObservers(app),
 ): void {
+  const config = app.get<Config>(ConfigService);
   const trusted = trustProxyTest(app.getHttpAdapter().getInstance());
-  const observers = [
-    without.has('request-log') ? undefined : requestLog(app.get(AppLogger).pino),
-    without.has('metrics') ? undefined : app.get(MetricsService).http.record,
-  ];
   installEdge(
     { api: app.getHttpServer(), metrics: app.get(MetricsServer).server },
     {
       ...edgeSettings(config),
       bodyLimit: BODY_LIMIT_BYTES,
-      answerHeaders: [...CORS_ANSWER_HEADERS, ...JSON_SECURITY_HEADERS],
-      observers: observers.filter((observer) => observer !== undefined),
-      without,
+      observers,
       isTrustedProxy: (address) => trusted(address, 0),
       shutDownOnSignals: setup.shutDownOnSignals
         ? {
@@ -87,16 +84,11 @@ function putBehindEdge(
 }
 
 /**
- * What the HTTP layer needs beyond AppModule, in this order: the JSON logger; which proxies may
- * name the client (TRUST_PROXY); the edge (above); then as Express middleware the early refusal
- * of clients over their limit, the security headers and CORS, and the JSON body (its size and
- * type); no X-Powered-By or ETag; the docs. createApp() calls it, for main.ts and the e2e tests
- * alike.
+ * The JSON logger (Nest's buffered start-up lines flushed through it), no X-Powered-By or ETag,
+ * which proxies may name the client (TRUST_PROXY), and the headers and body limit of every error
+ * answer.
  */
-export function configureApp(
-  app: NestExpressApplication,
-  setup: AppSetup = {},
-): NestExpressApplication {
+export function applyHttpSettings(app: NestExpressApplication): void {
   const config = app.get<Config>(ConfigService);
   app.useLogger(app.get(AppLogger));
   app.flushLogs();
@@ -104,14 +96,36 @@ export function configureApp(
   app.set('etag', false);
   // Off unless configured: an untrusted peer's X-Forwarded-For must not change req.ip (the client).
   app.set('trust proxy', config.get('TRUST_PROXY', { infer: true }));
-  const without = setup.without ?? NOTHING_LEFT_OUT;
-  if (!without.has('edge')) putBehindEdge(app, config, setup, without);
-  // First: its 429 gets the CORS and security headers from the edge's writer, like every refusal.
-  if (!without.has('early-refusal')) app.use(app.get(DailyLimitPolicy).refuseEarly);
-  if (!without.has('response-headers')) app.use(responseHeaders(DOCS_PATH));
-  if (without.has('json-body')) app.useBodyParser('json', { limit: BODY_LIMIT_BYTES });
-  else app.use(readJsonBody(BODY_LIMIT_BYTES));
+  // Every error answer, the edge's and the application's, carries CORS and the JSON security set.
+  configureErrorAnswers({
+    headers: [...CORS_ANSWER_HEADERS, ...JSON_SECURITY_HEADERS],
+    bodyLimit: BODY_LIMIT_BYTES,
+  });
+}
+
+/**
+ * The Express middleware, in this order: the early refusal of clients over their limit (first: its
+ * 429 gets the CORS and security headers from the one error writer, like every refusal), the
+ * security headers and CORS, then the JSON body (its size and type).
+ */
+function useRequestMiddleware(app: NestExpressApplication): void {
+  app.use(app.get(DailyLimitPolicy).refuseEarly);
+  app.use(responseHeaders(DOCS_PATH));
+  app.use(readJsonBody(BODY_LIMIT_BYTES));
+}
+
+/**
+ * What the HTTP layer needs beyond AppModule, in this order: the HTTP settings and the JSON
+ * logger, the edge, the middleware, the docs. createApp() calls it, for main.ts and the e2e tests
+ * alike; the bench assembles its variants from the same steps (bench/assemble.ts).
+ */
+export function configureApp(
+  app: NestExpressApplication,
+  setup: AppSetup = {},
+): NestExpressApplication {
+  applyHttpSettings(app);
+  installEdgeFor(app, setup);
+  useRequestMiddleware(app);
   setupSwagger(app, app.get(DailyLimitPolicy).limit);
-  leaveOutEnhancers(app, without);
   return app;
 }

@@ -7,7 +7,7 @@ import { AppModule } from './app.module';
 import { explainListenError, ListenError } from './common/listen-error';
 import { StartupRefusal } from './common/startup-refusal';
 import { Environment, InvalidConfigurationError } from './config/environment';
-import { errorText } from './edge/error-text';
+import { errorText } from './common/error-text';
 import { EvictingRedisError } from './rate-limit/redis/redis-server-check';
 import { stdoutWritten } from './logging/stdout-log';
 

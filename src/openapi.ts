@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp } from './app.factory';
-import { errorText } from './edge/error-text';
+import { errorText } from './common/error-text';
 import { DailyLimitPolicy } from './rate-limit/daily-limit.policy';
 import { buildOpenApiDocument } from './swagger';
 

@@ -7,7 +7,7 @@ import {
   INTERNAL_ERROR_MESSAGE,
   OVER_CONNECTION_CAP_MESSAGE,
   rateLimitMessage,
-} from './edge/error-messages';
+} from './common/error-messages';
 import {
   rateLimitHeaderDocs,
   useLimitInHeaderExamples,

@@ -75,7 +75,7 @@ describe('Who a request counts against (built server, TRUST_PROXY off, 1 and a C
 
   it('hands the client key the forwarded value as sent: a port a proxy appended is dropped there', async () => {
     // How a forwarded value becomes a key (ip:port, [IPv6]:port, an IPv6 /64, IPv4-mapped IPv6, a
-    // value that is no address) is pinned once, in src/edge/client-key.spec.ts; this is the way in.
+    // value that is no address) is pinned once, in src/common/client-key.spec.ts; this is the way in.
     const hit = async (client: string) =>
       remaining(
         await depreciate(behindProxy.port, { from: '127.0.0.46', headers: forwarded(client) }),

@@ -7,7 +7,7 @@ import request from 'supertest';
 import { StartupRefusal } from '../src/common/startup-refusal';
 import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
 import { IncomingHttpHeaders } from 'node:http';
-import { BODY_LIMIT_BYTES } from '../src/edge/json-body';
+import { BODY_LIMIT_BYTES } from '../src/common/json-body';
 import { DAY_MS } from '../src/rate-limit/daily-window';
 import { depreciate, HttpAnswer, send } from './helpers/http';
 import { INTERNAL_ERROR, INVALID, limited, UNSUPPORTED_TYPE, VALID } from './helpers/bodies';

@@ -1,10 +1,10 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { ServerResponse } from 'node:http';
-import { answerError } from '../edge/answers';
-import { toErrorBody } from '../edge/error-body';
-import { errorText } from '../edge/error-text';
-import type { IdentifiedRequest } from '../edge/request-id';
+import { answerError } from './error-answer';
+import { toErrorBody } from './error-body';
+import { errorText } from './error-text';
+import type { IdentifiedRequest } from './request-id';
 
 type RoutedRequest = IdentifiedRequest & { originalUrl?: string };
 

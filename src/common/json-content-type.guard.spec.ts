@@ -1,6 +1,6 @@
 import { ExecutionContext, UnsupportedMediaTypeException } from '@nestjs/common';
 import { errorBodyOf } from '../testing/error-body-of';
-import { isJsonContentType } from '../edge/json-body';
+import { isJsonContentType } from './json-body';
 import { JsonContentTypeGuard } from './json-content-type.guard';
 
 describe('JSON content type', () => {

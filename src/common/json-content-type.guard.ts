@@ -5,7 +5,7 @@ import {
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
 import type { Request } from 'express';
-import { isJsonRequest } from '../edge/json-body';
+import { isJsonRequest } from './json-body';
 
 /**
  * Refuses a body that is not JSON with 415. A route guard, so it runs after the daily limit

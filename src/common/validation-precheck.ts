@@ -1,9 +1,10 @@
 import { Type } from '@nestjs/common';
 
-const PRECHECK = Symbol('validation-precheck');
-
 /** A fast test of a request body: true only for bodies the class-validator rules accept. */
 type Precheck = (body: Record<string, unknown>) => boolean;
+
+/** Each DTO's precheck, kept beside the class rather than in a slot on it. */
+const prechecks = new WeakMap<object, Precheck>();
 
 /**
  * Gives a DTO a precheck that StrictValidationPipe runs first: a body it accepts skips
@@ -14,8 +15,8 @@ type Precheck = (body: Record<string, unknown>) => boolean;
 export const ValidationPrecheck =
   (precheck: Precheck): ClassDecorator =>
   (target) => {
-    Object.defineProperty(target, PRECHECK, { value: precheck });
+    prechecks.set(target, precheck);
   };
 
 export const precheckOf = (metatype: Type<unknown>): Precheck | undefined =>
-  (metatype as unknown as Record<symbol, Precheck | undefined>)[PRECHECK];
+  prechecks.get(metatype);

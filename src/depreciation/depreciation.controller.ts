@@ -14,9 +14,9 @@ import {
   PAYLOAD_TOO_LARGE_MESSAGE,
   UNSUPPORTED_CONTENT_ENCODING_MESSAGE,
   UNSUPPORTED_MEDIA_TYPE_MESSAGE,
-} from '../edge/error-messages';
+} from '../common/error-messages';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard';
-import { BODY_LIMIT_BYTES } from '../edge/json-body';
+import { BODY_LIMIT_BYTES } from '../common/json-body';
 import { rateLimitHeaderDocs } from '../rate-limit/rate-limit-headers.docs';
 import { DepreciationService } from './depreciation.service';
 import { CalculateDepreciationDto } from './dto/calculate-depreciation.dto';

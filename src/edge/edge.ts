@@ -1,30 +1,16 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { type AnswerObserver, answerRecord } from './answer-record';
-import { answerError, closeIfBodyStillArriving, type EdgeContext, setEdgeContext } from './answers';
+import { type AnswerObserver, answerRecord } from '../common/answer-record';
+import { answerError, onClosingAnswer } from '../common/error-answer';
+import { OVER_CONNECTION_CAP_MESSAGE } from '../common/error-messages';
+import { type IdentifiedRequest, identifyRequest } from '../common/request-id';
+import { closeIfBodyStillArriving } from './answers';
 import { answerClientError } from './client-error';
-import {
-  capConnectionsPerClient,
-  type ConnectionLimits,
-  connectionCeiling,
-  isClosing,
-  markClosing,
-  nothingMoreToParse,
-  overCap,
-  requestAnswered,
-  requestArrived,
-  requestsWaiting,
-  whenAllAnswered,
-} from './connections';
-import { OVER_CONNECTION_CAP_MESSAGE } from './error-messages';
+import { Connection, connectionOf, type EdgeContext, markClosing } from './connection';
+import { ConnectionCap, type ConnectionLimits, connectionCeiling } from './connection-limits';
 import { acceptRequestsWithoutHost, checkTimeoutsEvery } from './internals';
-import {
-  isLingering,
-  type LingeringBounds,
-  lingerOnClose,
-  lingeringClose,
-} from './lingering-close';
+import { type LingeringBounds, lingerOnClose, lingeringClose } from './lingering-close';
 import { parseInSlices } from './read-slices';
 import {
   type Edge,
@@ -32,7 +18,6 @@ import {
   type ShutdownBounds,
   type ShutdownHooks,
 } from './shutdown';
-import { type IdentifiedRequest, identifyRequest } from './request-id';
 import { answerOnSocket } from './socket-answers';
 
 /** What the edge is configured with (docs/operations.md, "Robustness"), read once from config. */
@@ -45,16 +30,12 @@ export interface EdgeSettings {
 
 interface EdgeOptions extends EdgeSettings {
   bodyLimit: number;
-  /** Headers of every error answer written at the edge (CORS, the JSON security set). */
-  answerHeaders: ReadonlyArray<readonly [string, string]>;
   /** Told of every answer: the request log, the metrics. */
   observers: AnswerObserver[];
   /** Proxies TRUST_PROXY trusts: exempt from the public server's per-client connection cap. */
   isTrustedProxy: (address: string) => boolean;
   /** main.ts only: SIGTERM and SIGINT drain the public server, then close the application. */
   shutDownOnSignals?: ShutdownHooks;
-  /** The bench's variants only (src/additions.ts): parts of the edge left out. */
-  without?: ReadonlySet<string>;
 }
 
 /** The servers under the edge: the public one, and the management one (metrics). */
@@ -65,8 +46,6 @@ interface EdgeServers {
 
 /** A connection over the cap is told when to try again. */
 const OVER_CAP_HEADERS = { 'Retry-After': '1' };
-const ARRIVED = Symbol('arrivedAt');
-type ObservedResponse = ServerResponse & { req: IdentifiedRequest; [ARRIVED]: number };
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
 /**
@@ -85,6 +64,8 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void;
  * The servers' 'request' listeners (the application) run only for requests the edge admits.
  */
 export function installEdge(servers: EdgeServers, options: EdgeOptions): Edge {
+  // An error answer that closes its connection: what the client pipelined after it is not handled.
+  onClosingAnswer(markClosing);
   const edge = putBehindEdge(servers.api, options, options.isTrustedProxy);
   if (servers.metrics) putBehindEdge(servers.metrics, options, () => false);
   if (options.shutDownOnSignals) {
@@ -98,29 +79,60 @@ function putBehindEdge(
   options: EdgeOptions,
   isTrustedProxy: (address: string) => boolean,
 ): Edge {
-  const { limits, answerHeaders, observers, bodyLimit } = options;
+  const { limits, observers, bodyLimit } = options;
   const lingering: LingeringBounds = { ...options.lingering, bytes: bodyLimit };
-  const context: EdgeContext = { answerHeaders, observers, lingering, bodyLimit };
-  setEdgeContext(server, context);
-  const edge: Edge = { server, connections: new Set(), lingering, draining: false };
+  const cap = new ConnectionCap(limits, isTrustedProxy);
+  const context: EdgeContext = { observers, lingering, bodyLimit, connections: new Set(), cap };
+  const edge: Edge = { server, connections: context.connections, lingering, draining: false };
   applyLimits(server, limits);
-  const slices = options.without?.has('parser-slices') !== true;
   server.on('connection', (socket: Socket) => {
-    edge.connections.add(socket);
-    socket.once('close', () => edge.connections.delete(socket));
+    const connection = new Connection(socket, context);
+    if (!admitConnection(connection, limits)) return;
+    context.connections.add(socket);
+    socket.on('close', onSocketClose);
     lingerOnClose(socket, lingering);
-    if (slices) parseInSlices(socket, () => isLingering(socket) || nothingMoreToParse(socket));
+    parseInSlices(socket, () => connection.lingering || connection.nothingMoreToParse());
   });
-  capConnectionsPerClient(server, limits, isTrustedProxy, (socket) =>
-    answerOnSocket(socket, 503, {
-      message: OVER_CONNECTION_CAP_MESSAGE,
-      headers: OVER_CAP_HEADERS,
-    }),
-  );
   answerWhatNodeRefuses(server);
-  const identify = options.without?.has('request-id') !== true;
-  admitRequests(server, edge, context, { depth: limits.maxPipelinedRequests, identify });
+  admitRequests(server, edge, context, limits.maxPipelinedRequests);
   return edge;
+}
+
+/**
+ * Counts a new connection against its client's cap (ConnectionCap): one over the cap is answered
+ * 503 when its request comes, or anyway after CONNECTION_REFUSAL_TIMEOUT_MS; one past the refusals
+ * too is closed at once, and not admitted.
+ */
+function admitConnection(connection: Connection, limits: ConnectionLimits): boolean {
+  const place = connection.context.cap.admit(connection.socket);
+  if (place === 'closed') return false;
+  connection.capPlace = place;
+  if (place !== undefined && !place.served) {
+    connection.refuseOverCap(limits.connectionRefusalTimeoutMs, () =>
+      answerOnSocket(connection.socket, 503, {
+        message: OVER_CONNECTION_CAP_MESSAGE,
+        headers: OVER_CAP_HEADERS,
+      }),
+    );
+  }
+  return true;
+}
+
+/** One listener for every socket under the edge: its Connection lets it go. */
+function onSocketClose(this: Socket): void {
+  connectionOf(this)?.closed();
+}
+
+/** An answer is done (its response closed, sent or not): its observers are told, once. */
+function answered(this: ServerResponse & { req: IdentifiedRequest }): void {
+  const connection = connectionOf(this.req.socket);
+  if (connection === undefined) return;
+  // A client that left before the status line was sent got no status at all.
+  const status = this.headersSent ? this.statusCode : null;
+  const elapsedMs = performance.now() - connection.arrivedAt(this.req);
+  const record = answerRecord(this.req, status, this.writableFinished, elapsedMs);
+  connection.answered(this.req);
+  for (const observe of connection.context.observers) observe(record);
 }
 
 function applyLimits(server: Server, limits: ConnectionLimits): void {
@@ -143,47 +155,37 @@ function answerWhatNodeRefuses(server: Server): void {
 }
 
 /** Runs the server's own 'request' listeners for the requests the edge admits, and only those. */
-function admitRequests(
-  server: Server,
-  edge: Edge,
-  context: EdgeContext,
-  { depth, identify }: { depth: number; identify: boolean },
-): void {
+function admitRequests(server: Server, edge: Edge, context: EdgeContext, depth: number): void {
   const handlers = server.listeners('request') as Handler[];
   server.removeAllListeners('request');
-  const done = function (this: ObservedResponse): void {
-    // A client that left before the status line was sent got no status at all.
-    const status = this.headersSent ? this.statusCode : null;
-    const elapsedMs = performance.now() - this[ARRIVED];
-    const record = answerRecord(this.req, status, this.writableFinished, elapsedMs);
-    requestAnswered(this);
-    for (const observe of context.observers) observe(record);
-  };
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const socket = request.socket;
+    const connection = connectionOf(request.socket) ?? new Connection(request.socket, context);
     // Behind an answer that closes the connection, or past the depth: neither handled nor counted.
-    if (isClosing(socket)) return;
-    if (requestsWaiting(socket) >= depth) {
-      stopReading(socket, edge.lingering);
+    if (connection.closing) return;
+    if (connection.waiting >= depth) {
+      stopReading(connection);
       return;
     }
-    requestArrived(request);
-    (response as ObservedResponse)[ARRIVED] = performance.now();
-    if (identify) identifyRequest(request, response);
-    response.once('close', done);
+    connection.arrived(request, performance.now());
+    identifyRequest(request, response);
+    response.on('close', answered);
     closeIfBodyStillArriving(request, response, context.bodyLimit);
     if (edge.draining) {
       response.setHeader('Connection', 'close');
-      markClosing(socket);
+      connection.markClosing();
     }
-    if (!refused(request, response, socket))
+    if (!refused(request, response, connection))
       for (const handle of handlers) handle(request, response);
   });
 }
 
 /** Answers a request the edge refuses itself, and says whether it did. */
-function refused(request: IncomingMessage, response: ServerResponse, socket: Socket): boolean {
-  if (overCap(socket)) {
+function refused(
+  request: IncomingMessage,
+  response: ServerResponse,
+  connection: Connection,
+): boolean {
+  if (connection.overCap()) {
     answerError(response, 503, OVER_CONNECTION_CAP_MESSAGE, OVER_CAP_HEADERS, true);
   } else if (!isHttp1(request)) {
     // Node's parser takes HTTP/0.9 (a request line without a version) and HTTP/2.0 as requests;
@@ -207,7 +209,7 @@ const isHttp1 = (request: IncomingMessage): boolean =>
  * request counted is a request answered), the rest are dropped unhandled and uncounted, and once
  * the last admitted answer is sent the connection ends with a lingering close.
  */
-function stopReading(socket: Socket, lingering: LingeringBounds): void {
-  markClosing(socket);
-  whenAllAnswered(socket, () => lingeringClose(socket, lingering));
+function stopReading(connection: Connection): void {
+  connection.markClosing();
+  connection.whenAllAnswered(() => lingeringClose(connection.socket, connection.context.lingering));
 }

@@ -2,20 +2,18 @@ import type { Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 
 /**
- * Every private or undocumented property of Node and Express the service relies on, and nothing
- * else: Node has no public API for what the edge needs (a lingering close, a parser fed in slices,
- * its own answer to a request without Host, a say in every answer's head), so the edge reaches into what Node keeps. Checked on
- * Node 24.21.0 (lib/_http_server.js, lib/_http_outgoing.js, lib/net.js), Express 5.3.0 and its
- * router 2.x, Nest 12.5.1 (one, for the bench's variants alone: nestGlobalEnhancers).
- * internals.spec.ts checks each one on a real server, socket and Express application, and names
- * the property that moved.
+ * Every private or undocumented property of Node the edge relies on, and nothing else: Node has no
+ * public API for what the edge needs (a lingering close, a parser fed in slices, its own answer to
+ * a request without Host, a say in every answer's head), so the edge reaches into what Node keeps.
+ * Checked on Node 24.21.0 (lib/_http_server.js, lib/_http_outgoing.js, lib/net.js); Express's are
+ * in common/express-internals.ts. internals.spec.ts checks each one on a real server and socket,
+ * and names the property that moved.
  */
-export const CHECKED_ON = { node: '24.21.0', express: '5.3.0', nest: '12.5.1' } as const;
+export const CHECKED_ON = { node: '24.21.0' } as const;
 
 /** What an accepted socket keeps of its HTTP server and the answer being written. */
 type Internal = Socket & {
   _httpMessage?: ServerResponse | null;
-  server?: Server;
 };
 
 /** A property Node sets on the server at creation, set again before it listens. */
@@ -38,9 +36,6 @@ export const checkTimeoutsEvery = (server: Server, ms: number): void =>
 /** The response being written on `socket` (`_httpMessage`), if any. */
 export const responseOn = (socket: Socket): ServerResponse | undefined =>
   (socket as Internal)._httpMessage ?? undefined;
-
-/** The server that accepted `socket` (`socket.server`, set by net.Server at accept). */
-export const serverOf = (socket: Socket): Server | undefined => (socket as Internal).server;
 
 /** Node calls `socket.destroySoon()` once an answer with `Connection: close` is sent. */
 export function onDestroySoon(socket: Socket, then: () => void): void {
@@ -90,44 +85,3 @@ export function detachParser(socket: Socket): void {
  */
 export const closeListener = (server: Server, then: () => void): void =>
   void NetServer.prototype.close.call(server, then);
-
-/** Express's `trust proxy` compiled into a test of a peer's address (`'trust proxy fn'`). */
-export function trustProxyTest(express: {
-  get(setting: string): unknown;
-}): (address: string, hop: number) => boolean {
-  const test = express.get('trust proxy fn');
-  if (typeof test !== 'function') {
-    throw new Error(`Express has no 'trust proxy fn' (checked on Express ${CHECKED_ON.express})`);
-  }
-  return test as (address: string, hop: number) => boolean;
-}
-
-/** Whether an Express route takes every method (`route.all()` sets `methods._all`). */
-export const takesEveryMethod = (methods: Partial<Record<string, boolean>>): boolean =>
-  methods._all === true;
-
-/** The global guards and pipes of a Nest application (its ApplicationConfig, `app.config`). */
-interface GlobalEnhancers {
-  guards: unknown[];
-  pipes: unknown[];
-}
-
-/**
- * The lists Nest keeps of an application's global guards and pipes (APP_GUARD and APP_PIPE
- * providers included), read when app.init() sets up the routes. Only the bench's variants change
- * them (src/additions.ts).
- */
-export function nestGlobalEnhancers(app: object): GlobalEnhancers {
-  const config = (app as { config?: { getGlobalGuards?: unknown; getGlobalPipes?: unknown } })
-    .config;
-  if (
-    typeof config?.getGlobalGuards !== 'function' ||
-    typeof config.getGlobalPipes !== 'function'
-  ) {
-    throw new Error(`A Nest application has no \`config\` (checked on Nest ${CHECKED_ON.nest})`);
-  }
-  return {
-    guards: (config.getGlobalGuards as () => unknown[]).call(config),
-    pipes: (config.getGlobalPipes as () => unknown[]).call(config),
-  };
-}

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { connectionOf } from './connection';
 import { detachParser, onDestroySoon } from './internals';
 
 /** How long a lingering close reads what a client still sends (docs/operations.md, "Robustness"). */
@@ -10,9 +11,6 @@ export interface LingeringBounds {
   /** The body limit: at most this much more is read and dropped, then reading stops. */
   bytes: number;
 }
-
-const LINGERING = Symbol('lingering');
-type LingeringSocket = Socket & { [LINGERING]?: true };
 
 /**
  * A 'data' listener that drops what arrives until more than `bytes` have, then stops reading
@@ -34,8 +32,7 @@ function dropUpTo(socket: Socket, bytes: number): (chunk: Buffer) => void {
 }
 
 /** Whether `socket` is closing with a lingering close (its answer is sent; nothing more is parsed). */
-export const isLingering = (socket: Socket): boolean =>
-  (socket as LingeringSocket)[LINGERING] === true;
+export const isLingering = (socket: Socket): boolean => connectionOf(socket)?.lingering === true;
 
 /**
  * Closes a connection after its answer without losing the answer, as nginx's lingering close does.
@@ -51,9 +48,9 @@ export const isLingering = (socket: Socket): boolean =>
  * counted.
  */
 export function lingeringClose(socket: Socket, bounds: LingeringBounds): void {
-  const lingering = socket as LingeringSocket;
-  if (lingering[LINGERING] || socket.destroyed) return;
-  lingering[LINGERING] = true;
+  const connection = connectionOf(socket);
+  if (connection?.lingering || socket.destroyed) return;
+  if (connection !== undefined) connection.lingering = true;
   detachParser(socket);
   socket.on('data', dropUpTo(socket, bounds.bytes));
   socket.once('end', () => socket.destroy());

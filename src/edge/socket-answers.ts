@@ -1,20 +1,13 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { METHODS, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { answerRecord, pathOf } from './answer-record';
-import {
-  answerError,
-  bodyFor,
-  type EdgeContext,
-  edgeContextOf,
-  type HeaderTarget,
-  setErrorHeaders,
-} from './answers';
-import { answeredStillArriving, isClosing, requestsWaiting, whenAllAnswered } from './connections';
-import { errorAnswerBody } from './error-body';
+import { answerRecord, pathOf } from '../common/answer-record';
+import { answerError, bodyFor, type HeaderTarget, setErrorHeaders } from '../common/error-answer';
+import { type Connection, connectionOf } from './connection';
+import { errorAnswerBody } from '../common/error-body';
 import { responseOn } from './internals';
-import { isLingering, lingeringClose } from './lingering-close';
-import { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
+import { lingeringClose } from './lingering-close';
+import { REQUEST_ID_HEADER, requestIdFrom } from '../common/request-id';
 
 interface SocketAnswer {
   /** What Node's parser refused, for the request line the log and the metrics name. */
@@ -69,42 +62,38 @@ function requestLineOf(packet: Buffer | undefined): { method: string; url: strin
  * wrong) are answered first.
  */
 export function answerOnSocket(socket: Socket, status: number, answer: SocketAnswer = {}): void {
+  const connection = connectionOf(socket);
   // Already closing after an answer: its own bounds end it.
-  if (isLingering(socket)) return;
+  if (connection?.lingering) return;
   const inFlight = responseOn(socket);
-  const context = edgeContextOf(socket);
   if (inFlight && !inFlight.req.complete) {
     // The request whose body was arriving takes the answer; one it already has closes by itself.
     if (!inFlight.headersSent) answerError(inFlight, status, answer.message, answer.headers, true);
-    else if (!inFlight.writableEnded || !isClosing(socket)) socket.destroy();
+    else if (!inFlight.writableEnded || connection?.closing !== true) socket.destroy();
     return;
   }
-  if (context === undefined) {
+  if (connection === undefined) {
     socket.destroy();
     return;
   }
   // The body of a request already answered (early, keeping the connection) stopped arriving: it
   // had its answer; the connection just closes.
-  if (!inFlight && answeredStillArriving(socket)) {
-    lingeringClose(socket, context.lingering);
+  if (!inFlight && connection.answeredStillArriving()) {
+    lingeringClose(socket, connection.context.lingering);
     return;
   }
   // What went wrong came after whole requests still being answered (pipelined): they are
   // answered first, in order, then this.
-  if (requestsWaiting(socket) > 0) {
-    whenAllAnswered(socket, () => writeOnSocket(socket, status, context, answer));
+  if (connection.waiting > 0) {
+    connection.whenAllAnswered(() => writeOnSocket(connection, status, answer));
     return;
   }
-  writeOnSocket(socket, status, context, answer);
+  writeOnSocket(connection, status, answer);
 }
 
-function writeOnSocket(
-  socket: Socket,
-  status: number,
-  context: EdgeContext,
-  answer: SocketAnswer,
-): void {
-  if (isLingering(socket)) return;
+function writeOnSocket(connection: Connection, status: number, answer: SocketAnswer): void {
+  const { socket, context } = connection;
+  if (connection.lingering) return;
   if (!socket.writable) {
     socket.destroy();
     return;
@@ -113,7 +102,7 @@ function writeOnSocket(
   const body = errorAnswerBody(status, answer.message);
   const head = new HeadLines(status);
   head.setHeader(REQUEST_ID_HEADER, request.id);
-  setErrorHeaders(head, context, answer.headers ?? {}, true, body.byteLength);
+  setErrorHeaders(head, answer.headers ?? {}, true, body.byteLength);
   socket.write(head.toString() + (bodyFor(request.method, body.text) ?? ''));
   lingeringClose(socket, context.lingering);
   const record = answerRecord(request, status, true, 0);

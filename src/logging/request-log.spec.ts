@@ -1,4 +1,4 @@
-import type { AnswerRecord } from '../edge/answer-record';
+import type { AnswerRecord } from '../common/answer-record';
 import { recordingAppLogger } from '../testing/recording-logger';
 import { requestLog } from './request-log';
 
@@ -50,7 +50,7 @@ describe('requestLog', () => {
     ['a path to escape', answer({ path: '/a"b\\c\u0001\u00e9' }), 'info', 'request completed'],
   ] as const)('writes %s byte for byte as pino would', (_what, record, level, msg) => {
     const { logger, output } = recordingAppLogger('info');
-    requestLog(logger.pino)(record);
+    requestLog(logger)(record);
     expect(output).toHaveLength(1);
     expect(timeless(output[0])).toBe(timeless(pinoLine(record, level, msg)));
     expect(output[0]).toMatch(/,"time":"\d{4}-\d\d-\d\dT[\d:.]+Z",/);
@@ -58,9 +58,9 @@ describe('requestLog', () => {
 
   it('writes nothing below the logger level', () => {
     const { logger, output } = recordingAppLogger('warn');
-    requestLog(logger.pino)(answer());
+    requestLog(logger)(answer());
     expect(output).toEqual([]);
-    requestLog(logger.pino)(answer({ status: 503 }));
+    requestLog(logger)(answer({ status: 503 }));
     expect(output).toHaveLength(1);
   });
 });

@@ -1,28 +1,7 @@
-import { type Logger, symbols } from 'pino';
-import type { AnswerObserver, AnswerRecord } from '../edge/answer-record';
+import type { AnswerObserver, AnswerRecord } from '../common/answer-record';
+import type { AppLogger } from './app-logger';
 
 type Level = 'info' | 'warn' | 'error';
-
-/**
- * Writes a line exactly as `logger[level](fields, msg)` would, from the fields already written as
- * JSON: pino's own level prefix, time and bindings (pid, hostname), read once from the logger
- * (`pino.symbols`), then the fields and the message, with no object built per line.
- * request-log.spec.ts holds it byte for byte to pino's own line.
- */
-function lineWriter(logger: Logger) {
-  const own = logger as unknown as Record<symbol, unknown>;
-  const prefixes = own[symbols.lsCacheSym] as Record<number, string>;
-  const time = own[symbols.timeSym] as () => string;
-  const bindings = own[symbols.chindingsSym] as string;
-  const stream = own[symbols.streamSym] as { write(line: string): unknown };
-  const prefixOf = (level: Level) => prefixes[logger.levels.values[level]];
-  const prefix = { info: prefixOf('info'), warn: prefixOf('warn'), error: prefixOf('error') };
-  if (typeof time !== 'function' || typeof bindings !== 'string' || !prefix.info) {
-    throw new Error('pino keeps no level prefix, time or bindings where request-log.ts reads them');
-  }
-  return (level: Level, fields: string, msg: string) =>
-    void stream.write(`${prefix[level]}${time()}${bindings},${fields},"msg":"${msg}"}\n`);
-}
 
 /** A string as JSON, or nothing (pino leaves out a field whose value is undefined). */
 const field = (name: string, value: string | undefined, comma = ',') =>
@@ -47,13 +26,12 @@ function fieldsOf(answer: AnswerRecord): string {
  * closed before the answer ended gives "request aborted", with a null status if none was sent.
  * No header, no body, no query string is logged.
  */
-export function requestLog(logger: Logger): AnswerObserver {
-  const write = lineWriter(logger);
+export function requestLog(logger: AppLogger): AnswerObserver {
   return (answer) => {
     const level = levelOf(answer.status);
-    if (!logger.isLevelEnabled(level)) return;
+    if (!logger.pino.isLevelEnabled(level)) return;
     const done = answer.completed ? 'request completed' : 'request aborted';
-    write(level, fieldsOf(answer), level === 'error' ? 'request failed' : done);
+    logger.line(level, fieldsOf(answer), level === 'error' ? 'request failed' : done);
   };
 }
 

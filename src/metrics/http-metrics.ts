@@ -1,6 +1,6 @@
 import { Counter, Histogram, Registry } from 'prom-client';
-import type { AnswerRecord } from '../edge/answer-record';
-import { takesEveryMethod } from '../edge/internals';
+import type { AnswerRecord } from '../common/answer-record';
+import { takesEveryMethod } from '../common/express-internals';
 
 /** The `route` label of a request no route handled: unknown paths, bodies refused before routing. */
 const UNMATCHED_ROUTE = 'unmatched';
@@ -10,11 +10,18 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 
 type RequestLabels = 'method' | 'route' | 'status';
 
+/** One series of http_requests_total: its count, and how much of it the Counter has been told. */
+interface StatusSeries {
+  labels: Record<RequestLabels, string | number>;
+  count: number;
+  flushed: number;
+}
+
 /** The labelled children of one route and method, created on first use. */
 interface RouteMethodChildren {
   route: string;
   duration: Histogram.Internal<'method' | 'route'>;
-  byStatus: Map<number, Counter.Internal>;
+  byStatus: Map<number, StatusSeries>;
 }
 
 /** What metrics read of Express's `req.route`: its pattern and the methods it takes. */
@@ -45,20 +52,32 @@ function routeLabel(route: ExpressRoute | undefined, method: string): string {
  * metrics server. The labels are
  * the route pattern (never the raw URL), the method and the status: all bounded, and enough for
  * any status's count (429s, 400s: `http_requests_total{status="429"}`). Labelled children are
- * cached in nested Maps, so a request builds no label objects.
+ * cached in nested Maps, so a request builds no label objects; a request's count is one addition,
+ * handed to the Counter in its `collect()` before each scrape (prom-client hashes the labels on
+ * every `inc`), in the order the series were first seen, so the exposition is the same.
  */
 export class HttpMetrics {
   private readonly requests: Counter<RequestLabels>;
   private readonly duration: Histogram<'method' | 'route'>;
   private readonly children = new Map<string, Map<string, RouteMethodChildren>>();
+  /** Every series of http_requests_total, in the order first seen. */
+  private readonly series: StatusSeries[] = [];
 
   constructor(registry: Registry) {
     const registers = [registry];
+    const series = this.series;
     this.requests = new Counter({
       name: 'http_requests_total',
       help: 'HTTP requests answered, by route pattern, method and status.',
       labelNames: ['method', 'route', 'status'],
       registers,
+      collect(this: Counter<RequestLabels>) {
+        for (const one of series) {
+          if (one.count === one.flushed) continue;
+          this.inc(one.labels, one.count - one.flushed);
+          one.flushed = one.count;
+        }
+      },
     });
     this.duration = new Histogram({
       name: 'http_request_duration_seconds',
@@ -76,10 +95,11 @@ export class HttpMetrics {
     const children = this.childrenOf(routeLabel(answer.route as ExpressRoute, method), method);
     let requests = children.byStatus.get(status);
     if (requests === undefined) {
-      requests = this.requests.labels({ method, route: children.route, status });
+      requests = { labels: { method, route: children.route, status }, count: 0, flushed: 0 };
       children.byStatus.set(status, requests);
+      this.series.push(requests);
     }
-    requests.inc();
+    requests.count += 1;
     children.duration.observe(elapsedMs / 1000);
   };
 

@@ -4,8 +4,8 @@ import { once } from 'node:events';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { explainListenError } from '../common/listen-error';
-import { pathOf } from '../edge/answer-record';
-import { answerError, bodyFor } from '../edge/answers';
+import { pathOf } from '../common/answer-record';
+import { answerError, bodyFor } from '../common/error-answer';
 import { Environment } from '../config/environment';
 import { MetricsService } from './metrics.service';
 

@@ -4,9 +4,9 @@ import { ThrottlerException } from '@nestjs/throttler';
 import type { NextFunction, Request, Response } from 'express';
 import type { ServerResponse } from 'node:http';
 import { Environment } from '../config/environment';
-import { answerError } from '../edge/answers';
-import { clientKey } from '../edge/client-key';
-import { rateLimitMessage } from '../edge/error-messages';
+import { answerError } from '../common/error-answer';
+import { clientKey } from '../common/client-key';
+import { rateLimitMessage } from '../common/error-messages';
 import { DailyLimitRecord, DailyLimitStorage } from './daily-limit.storage';
 import { setRateLimitHeaders } from './rate-limit-headers';
 

@@ -1,7 +1,7 @@
 import { Logger, type LoggerService } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { DEFAULT_MAX_TRACKED_CLIENTS, DEFAULT_OVERFLOW_SKETCH_MB } from '../config/environment';
-import { errorText } from '../edge/error-text';
+import { errorText } from '../common/error-text';
 import { CountMinSketch } from './count-min-sketch';
 import {
   DAILY_LIMIT_CONTEXT,

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet, { contentSecurityPolicy } from 'helmet';
-import { pathOf } from '../edge/answer-record';
+import { pathOf } from '../common/answer-record';
 import { ASSETS_PATH, PAGE_PATH } from '../page/page.controller';
 import { CORS_ANSWER_HEADERS, CORS_PREFLIGHT_HEADERS } from './cors.options';
 

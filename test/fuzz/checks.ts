@@ -4,7 +4,7 @@ import {
   rateLimitMessage,
   UNSUPPORTED_CONTENT_ENCODING_MESSAGE,
   UNSUPPORTED_MEDIA_TYPE_MESSAGE,
-} from '../../src/edge/error-messages';
+} from '../../src/common/error-messages';
 import { MAX_PROJECTION_YEARS } from '../../src/depreciation/dto/calculate-depreciation.dto';
 import { FuzzRequest } from './requests';
 import { Exchange, parseResponses, RawResponse } from '../helpers/raw-http';

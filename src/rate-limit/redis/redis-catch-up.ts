@@ -5,7 +5,7 @@ import { dayKey } from './redis-daily-count-script';
 import type { RedisDailyCounter } from './redis-daily-counter';
 import { IdentityCheck, RedisIdentityTracker } from './redis-identity-tracker';
 import { isReplyError, type RedisConnection } from './redis-connection';
-import { errorText } from '../../edge/error-text';
+import { errorText } from '../../common/error-text';
 
 /** Commands in flight at once during a catch-up: each touches one key, none spans slots. */
 const BATCH = 1_000;

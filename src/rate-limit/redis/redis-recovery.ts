@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { errorText } from '../../edge/error-text';
+import { errorText } from '../../common/error-text';
 import type { RedisCatchUp } from './redis-catch-up';
 import type { RedisConnection } from './redis-connection';
 import type { RedisContributionLedger } from './redis-contribution-ledger';

@@ -2,7 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { REDIS_KEY_PREFIX } from './redis-daily-count-script';
 import { isReplyError, type RedisConnection } from './redis-connection';
-import { errorText } from '../../edge/error-text';
+import { errorText } from '../../common/error-text';
 
 /** A key of the store's own, for the script permission probe (nothing is written to it). */
 const PROBE_KEY = `${REDIS_KEY_PREFIX}:permission-probe`;

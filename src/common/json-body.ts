@@ -1,6 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { answerError, declaresOver, hasBody } from './answers';
+import { answerError } from './error-answer';
+import { declaresOver, hasBody } from './request-body';
 import { UNSUPPORTED_CONTENT_ENCODING_MESSAGE } from './error-messages';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
@@ -24,17 +25,12 @@ export function isJsonContentType(header: string | undefined): boolean {
   return mediaType.trim().toLowerCase() === 'application/json' && !OTHER_CHARSET.test(header);
 }
 
-const JSON_TYPE = Symbol('jsonContentType');
-
 /**
- * Whether `request` declares a JSON body in UTF-8 (isJsonContentType of its Content-Type): decided
- * once per request, by the body reader or the route's guard, whichever asks first.
+ * Whether `request` declares a JSON body in UTF-8 (isJsonContentType of its Content-Type). Asked
+ * at most twice per request (the body reader, the route's guard): recomputed, as cheap as a memo.
  */
-export function isJsonRequest(request: IncomingMessage): boolean {
-  const decided = request as IncomingMessage & { [JSON_TYPE]?: boolean };
-  decided[JSON_TYPE] ??= isJsonContentType(request.headers['content-type']);
-  return decided[JSON_TYPE];
-}
+export const isJsonRequest = (request: IncomingMessage): boolean =>
+  isJsonContentType(request.headers['content-type']);
 
 type Next = (error?: unknown) => void;
 

@@ -22,33 +22,41 @@ function addressOf(value: string): string | undefined {
 /** What the address is read from: Express's `req.ip` once Express has the request, the socket's. */
 type AddressedRequest = Pick<Request, 'socket'> & { ip?: string };
 
-const ADDRESS = Symbol('clientAddress');
-const KEY = Symbol('clientKey');
+/** What is known of a request's client, resolved once: its address, then its key. */
+interface Client {
+  address: string | undefined;
+  key?: string;
+}
+
+/** Kept beside each request, not on it: no slot is added to Node's or Express's objects. */
+const clients = new WeakMap<AddressedRequest, Client>();
+
+function clientOf(request: AddressedRequest): Client {
+  let client = clients.get(request);
+  if (client === undefined) {
+    const forwarded = request.ip === undefined ? undefined : addressOf(request.ip);
+    client = { address: forwarded ?? request.socket?.remoteAddress };
+    clients.set(request, client);
+  }
+  return client;
+}
 
 /**
  * The client's address as Express resolves it (`req.ip`: the socket's address unless `trust proxy`
  * is set, else the forwarded one, its port dropped); a forwarded value that is not an address gives
- * the socket's address (the proxy). Resolved once per request, then kept on it: the key below and
+ * the socket's address (the proxy). Resolved once per request, then kept beside it: the key below and
  * the request log both read it, and `req.ip` parses X-Forwarded-For each time it is read.
  */
-export function clientAddress(request: AddressedRequest): string | undefined {
-  const kept = request as typeof request & { [ADDRESS]?: string | null };
-  if (kept[ADDRESS] !== undefined) return kept[ADDRESS] ?? undefined;
-  const address =
-    (request.ip === undefined ? undefined : addressOf(request.ip)) ?? request.socket?.remoteAddress;
-  kept[ADDRESS] = address ?? null;
-  return address;
-}
+export const clientAddress = (request: AddressedRequest): string | undefined =>
+  clientOf(request).address;
 
 /**
  * Who a request counts against: its client address (above), IPv4-mapped IPv6 as IPv4 and other
  * IPv6 as its /64, so no header can mint a budget of its own. Computed once per request (the early
- * refusal, the throttler's tracker and the policy all ask), then kept on it.
+ * refusal, the throttler's tracker and the policy all ask), then kept beside it.
  */
 export function clientKey(request: AddressedRequest): string {
-  const keyed = request as typeof request & { [KEY]?: string };
-  if (keyed[KEY] !== undefined) return keyed[KEY];
-  const address = clientAddress(request);
-  keyed[KEY] = address ? normalizeIp(address) : 'unknown';
-  return keyed[KEY];
+  const client = clientOf(request);
+  client.key ??= client.address ? normalizeIp(client.address) : 'unknown';
+  return client.key;
 }

@@ -3,13 +3,7 @@ import { createServer, IncomingMessage, request, ServerResponse } from 'node:htt
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import {
-  answeredStillArriving,
-  connectionHolds,
-  requestAnswered,
-  requestArrived,
-  requestsWaiting,
-} from './connections';
+import { Connection, connectionHolds, connectionOf, type EdgeContext } from './connection';
 import { installEdge } from './edge';
 
 const LIMITS = {
@@ -28,7 +22,7 @@ const LIMITS = {
  * that never sent anything is closed, and at SHUTDOWN_TIMEOUT_MS the exit is 1 only if a request
  * was being handled. Checked on a real server's sockets, in this process.
  */
-describe('connectionHolds and requestsWaiting', () => {
+describe('connectionHolds and the requests waiting', () => {
   const handled: Array<{ request: IncomingMessage; response: ServerResponse }> = [];
   const server = createServer((req, response) => handled.push({ request: req, response }));
   const edge = installEdge(
@@ -38,14 +32,13 @@ describe('connectionHolds and requestsWaiting', () => {
       lingering: { timeMs: 1_000, timeoutMs: 500 },
       shutdown: { timeoutMs: 1_000, drainDelayMs: 0 },
       bodyLimit: 8_192,
-      answerHeaders: [],
       observers: [],
       isTrustedProxy: () => false,
     },
   );
   let port: number;
   const holds = () =>
-    [...edge.connections].map((socket) => [connectionHolds(socket), requestsWaiting(socket)]);
+    [...edge.connections].map((socket) => [connectionHolds(socket), connectionOf(socket)?.waiting]);
 
   beforeAll(async () => {
     server.listen(0, '127.0.0.1');
@@ -98,16 +91,16 @@ describe('connectionHolds and requestsWaiting', () => {
  * whole answer, and one kept per connection survived the young generation's collections under load
  * (bench/README.md, "Resident memory"). One whose body still arrives is kept, to be told apart.
  */
-describe('requestAnswered', () => {
+describe('Connection.answered', () => {
   // A full collection on demand (Node's documented way to reach V8's gc from a running process).
   setFlagsFromString('--expose-gc');
   const collectGarbage = runInNewContext('gc') as () => void;
 
   /** Answers a request on `socket`, and says whether it is still reachable once collected. */
-  async function outlivesItsAnswer(socket: Socket, complete: boolean): Promise<boolean> {
-    const request = new WeakRef({ socket, complete });
-    requestArrived(request.deref() as unknown as IncomingMessage);
-    requestAnswered({ req: request.deref() } as unknown as ServerResponse);
+  async function outlivesItsAnswer(connection: Connection, complete: boolean): Promise<boolean> {
+    const request = new WeakRef({ socket: connection.socket, complete });
+    connection.arrived(request.deref() as unknown as IncomingMessage, 0);
+    connection.answered(request.deref() as unknown as IncomingMessage);
     // A WeakRef keeps its target until the current job ends.
     await new Promise((resolve) => setImmediate(resolve));
     collectGarbage();
@@ -115,11 +108,11 @@ describe('requestAnswered', () => {
   }
 
   it('keeps no request answered whole, and the last one whose body still arrives', async () => {
-    const socket = { bytesRead: 0 } as Socket;
-    expect(await outlivesItsAnswer(socket, true)).toBe(false);
-    expect(answeredStillArriving(socket)).toBe(false);
-    expect(await outlivesItsAnswer(socket, false)).toBe(true);
-    expect(answeredStillArriving(socket)).toBe(true);
-    expect(await outlivesItsAnswer(socket, true)).toBe(false);
+    const connection = new Connection({ bytesRead: 0 } as Socket, {} as EdgeContext);
+    expect(await outlivesItsAnswer(connection, true)).toBe(false);
+    expect(connection.answeredStillArriving()).toBe(false);
+    expect(await outlivesItsAnswer(connection, false)).toBe(true);
+    expect(connection.answeredStillArriving()).toBe(true);
+    expect(await outlivesItsAnswer(connection, true)).toBe(false);
   });
 });
