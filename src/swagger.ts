@@ -1,13 +1,8 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { ErrorResponseDto } from './common/error-response.dto';
+import { errorResponse } from './common/error-response.dto';
 import { swaggerUiFiles } from './swagger-ui-files';
-import { STATUS_CODES } from 'node:http';
-import {
-  INTERNAL_ERROR_MESSAGE,
-  OVER_CONNECTION_CAP_MESSAGE,
-  rateLimitMessage,
-} from './common/error-messages';
+import { OVER_CONNECTION_CAP_MESSAGE, rateLimitMessage } from './common/error-messages';
 import {
   rateLimitHeaderDocs,
   useLimitInHeaderExamples,
@@ -40,58 +35,46 @@ type GlobalResponse = Parameters<DocumentBuilder['addGlobalResponse']>[0];
 
 /** Node's parser gave up waiting for the request. */
 const TIMED_OUT: GlobalResponse = {
-  status: 408,
+  ...errorResponse(408),
   description:
     'The headers or the body did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS). ' +
     'Not counted; the connection is closed.',
-  type: ErrorResponseDto,
-  example: { statusCode: 408, message: STATUS_CODES[408] },
 };
 
 /** Past the daily `limit`. */
 const overDailyLimit = (limit: number): GlobalResponse => ({
-  status: 429,
+  ...errorResponse(429, rateLimitMessage(limit)),
   description: 'Daily limit of the caller exceeded (until 00:00 UTC).',
-  type: ErrorResponseDto,
   headers: rateLimitHeaderDocs(true),
-  example: { statusCode: 429, message: rateLimitMessage(limit) },
 });
 
 /** The rest, which do not depend on the limit. */
 const OTHER_ERRORS: GlobalResponse[] = [
   {
-    status: 431,
+    ...errorResponse(431),
     description: 'Request headers over 16 KiB. Not counted; the connection is closed.',
-    type: ErrorResponseDto,
-    example: { statusCode: 431, message: STATUS_CODES[431] },
   },
   {
-    status: 500,
+    ...errorResponse(500),
     description: 'Unexpected failure (the detail is logged, never sent).',
-    type: ErrorResponseDto,
-    example: { statusCode: 500, message: INTERNAL_ERROR_MESSAGE },
   },
   {
-    status: 503,
+    ...errorResponse(503, OVER_CONNECTION_CAP_MESSAGE),
     description:
       'More connections from this client than MAX_CONNECTIONS_PER_CLIENT. Not counted; retry ' +
       'after Retry-After seconds.',
-    type: ErrorResponseDto,
     headers: {
       'Retry-After': {
         description: 'Seconds to wait before retrying.',
         schema: { type: 'integer', example: 1 },
       },
     },
-    example: { statusCode: 503, message: OVER_CONNECTION_CAP_MESSAGE },
   },
   {
-    status: 505,
+    ...errorResponse(505),
     description:
       'A request line whose HTTP version is not 1.0 or 1.1 (HTTP/2.0, HTTP/0.9). Not counted; ' +
       'the connection is closed.',
-    type: ErrorResponseDto,
-    example: { statusCode: 505, message: STATUS_CODES[505] },
   },
 ];
 

@@ -109,12 +109,22 @@ const BODIES = new Map<number, Map<string, ErrorAnswerBody>>();
 const MAX_KEPT_BODIES = 64;
 let keptBodies = 0;
 
-/** The error body for `status`: the contract's message unless one is given. */
+/**
+ * The error body for `status`, as every writer sends it and the OpenAPI document shows it: the
+ * contract's message unless one is given (and the contract allows it).
+ */
+export function errorBody(status: number, message?: string): ErrorBody {
+  const { statusCode, message: sent } = toErrorBody(
+    new HttpException(message ?? STATUS_CODES[status] ?? '', status),
+  );
+  return { statusCode, message: sent };
+}
+
+/** errorBody's JSON text, made once for each status and message. */
 export function errorAnswerBody(status: number, message?: string): ErrorAnswerBody {
   const kept = BODIES.get(status)?.get(message ?? '');
   if (kept !== undefined) return kept;
-  const body = toErrorBody(new HttpException(message ?? STATUS_CODES[status] ?? '', status));
-  const text = JSON.stringify({ statusCode: body.statusCode, message: body.message });
+  const text = JSON.stringify(errorBody(status, message));
   const made = { text, byteLength: Buffer.byteLength(text) };
   if (status !== 404 && keptBodies < MAX_KEPT_BODIES) {
     let byMessage = BODIES.get(status);

@@ -8,24 +8,14 @@ import {
   ApiTags,
   ApiUnsupportedMediaTypeResponse,
 } from '@nestjs/swagger';
-import { ErrorResponseDto } from '../common/error-response.dto';
-import {
-  INVALID_INPUT_MESSAGE,
-  PAYLOAD_TOO_LARGE_MESSAGE,
-  UNSUPPORTED_CONTENT_ENCODING_MESSAGE,
-  UNSUPPORTED_MEDIA_TYPE_MESSAGE,
-} from '../common/error-messages';
+import { errorResponse } from '../common/error-response.dto';
+import { UNSUPPORTED_CONTENT_ENCODING_MESSAGE } from '../common/error-messages';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard';
 import { BODY_LIMIT_BYTES } from '../common/json-body';
 import { rateLimitHeaderDocs } from '../rate-limit/rate-limit-headers.docs';
 import { DepreciationService } from './depreciation.service';
 import { CalculateDepreciationDto } from './dto/calculate-depreciation.dto';
 import { DepreciationResponseDto } from './dto/depreciation-response.dto';
-
-const error = (statusCode: number, message: string) => ({
-  type: ErrorResponseDto,
-  example: { statusCode, message },
-});
 
 const RATE_LIMIT_HEADER_DOCS = rateLimitHeaderDocs();
 
@@ -74,7 +64,7 @@ export class DepreciationController {
     headers: RATE_LIMIT_HEADER_DOCS,
   })
   @ApiBadRequestResponse({
-    ...error(400, INVALID_INPUT_MESSAGE),
+    ...errorResponse(400),
     description:
       'A field rule broken, an unknown field, malformed JSON, or a body that is not an object. ' +
       'Counted, with the rate-limit headers, unless the body parser refused it before routing ' +
@@ -82,11 +72,11 @@ export class DepreciationController {
     headers: RATE_LIMIT_HEADER_DOCS,
   })
   @ApiPayloadTooLargeResponse({
-    ...error(413, PAYLOAD_TOO_LARGE_MESSAGE),
+    ...errorResponse(413),
     description: `Body over ${BODY_LIMIT_BYTES / 1024} KiB. Refused before counting: no rate-limit headers.`,
   })
   @ApiUnsupportedMediaTypeResponse({
-    ...error(415, UNSUPPORTED_MEDIA_TYPE_MESSAGE),
+    ...errorResponse(415),
     description:
       'Content-Type is not application/json: counted, with the rate-limit headers. Or a ' +
       'Content-Encoding other than gzip, deflate, br or identity, or several stacked: refused ' +
