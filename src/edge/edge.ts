@@ -83,7 +83,7 @@ function putBehindEdge(
   const lingering: LingeringBounds = { ...options.lingering, bytes: bodyLimit };
   const cap = new ConnectionCap(limits, isTrustedProxy);
   const context: EdgeContext = { observers, lingering, bodyLimit, connections: new Set(), cap };
-  const edge: Edge = { server, connections: context.connections, lingering, draining: false };
+  const edge: Edge = { server, connections: context.connections, lingering, closeAnswers: false };
   applyLimits(server, limits);
   server.on('connection', (socket: Socket) => {
     const connection = new Connection(socket, context);
@@ -170,7 +170,7 @@ function admitRequests(server: Server, edge: Edge, context: EdgeContext, depth: 
     identifyRequest(request, response);
     response.on('close', answered);
     closeIfBodyStillArriving(request, response, context.bodyLimit);
-    if (edge.draining) {
+    if (edge.closeAnswers) {
       response.setHeader('Connection', 'close');
       connection.markClosing();
     }

@@ -23,13 +23,20 @@ const SWEEP_EVERY_MS = 100;
 /** …and how long such a connection must have sent nothing before it is answered 408 or closed. */
 const QUIET_CLIENT_MS = 500;
 
-/** A server under the edge (installEdge): its open connections, and whether it is shutting down. */
+/**
+ * A server under the edge (installEdge): its open connections, and whether its answers close them.
+ * Whether the instance is ready is another decision, ShutdownState's (common/shutdown-state.ts),
+ * which the signal sets once through ShutdownHooks.onSignal.
+ */
 export interface Edge {
   readonly server: Server;
   readonly connections: Set<Socket>;
   readonly lingering: LingeringBounds;
-  /** From the shutdown signal on: every answer says `Connection: close`. */
-  draining: boolean;
+  /**
+   * Every answer says `Connection: close`: during the drain delay, and once the listener is closed
+   * (not while the kernel's queue is emptied between them).
+   */
+  closeAnswers: boolean;
 }
 
 export interface ShutdownBounds {
@@ -162,16 +169,16 @@ class Shutdown {
     );
     // During the drain delay answers close their connections, so clients behind a load balancer
     // reconnect to other instances.
-    edge.draining = bounds.drainDelayMs > 0;
+    edge.closeAnswers = bounds.drainDelayMs > 0;
     await sleep(bounds.drainDelayMs);
     // Then keep-alive again until the listener is closed: a client that reconnected after every
     // answer would always have a connection in the kernel's queue, and closing the listener
     // resets those. Once the queue is empty the listener closes, and only then does every answer
     // close its connection: the client's next connection is refused, not reset.
-    edge.draining = false;
+    edge.closeAnswers = false;
     await acceptQueued(edge.server);
     const closed = stopListening(edge);
-    edge.draining = true;
+    edge.closeAnswers = true;
     this.logger.log('No new connections: finishing the requests in flight');
     const deadline = setTimeout(() => this.closeLeftovers(signal), bounds.timeoutMs).unref();
     await closed;
