@@ -6,6 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { Environment } from '../config/environment';
 import { answerError } from '../common/error-answer';
 import { clientKey } from '../common/client-key';
+import { expressPath } from '../common/express-path';
 import { rateLimitMessage } from '../common/error-messages';
 import { DailyLimitRecord, DailyLimitStorage } from './daily-limit.storage';
 import { setRateLimitHeaders } from './rate-limit-headers';
@@ -14,10 +15,8 @@ import { setRateLimitHeaders } from './rate-limit-headers';
  * `"POST /api/depreciate"`: a route as Express matches it, case-insensitive and with or without a
  * trailing slash (its default routing), so every spelling that reaches a handler is refused alike.
  */
-function routeKey({ method, path }: Pick<Request, 'method' | 'path'>): string {
-  const bare = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-  return `${method} ${bare.toLowerCase()}`;
-}
+const routeKey = ({ method, path }: Pick<Request, 'method' | 'path'>): string =>
+  `${method} ${expressPath(path)}`;
 
 /**
  * The daily limit, decided in one place: RATE_LIMIT_PER_DAY requests per client per UTC day, one

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet, { contentSecurityPolicy } from 'helmet';
 import { pathOf } from '../common/answer-record';
+import { expressPath } from '../common/express-path';
 import { ASSETS_PATH, PAGE_PATH } from '../page/page.controller';
 import { CORS_ANSWER_HEADERS, CORS_PREFLIGHT_HEADERS } from './cors.options';
 
@@ -47,9 +48,9 @@ const isDocsPath = (path: string, docsPath: string): boolean =>
 const isDocumentPath = (path: string, docsPath: string): boolean =>
   path === PAGE_PATH || path.startsWith(ASSETS_PATH) || isDocsPath(path, docsPath);
 
-/** Whether Express would run a middleware mounted at `/${docsPath}` for `path` (case-insensitive). */
+/** Whether Express would run a middleware mounted at `/${docsPath}` for `path`. */
 const underDocs = (path: string, docsPath: string): boolean =>
-  isDocsPath(path.toLowerCase(), docsPath);
+  isDocsPath(expressPath(path), docsPath);
 
 const setAll = (response: ServerResponse, headers: ReadonlyArray<readonly [string, string]>) => {
   for (const [name, value] of headers) response.setHeader(name, value);
