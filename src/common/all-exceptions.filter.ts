@@ -3,7 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { ServerResponse } from 'node:http';
 import { answerError } from './error-answer';
 import { toErrorBody } from './error-body';
-import { errorText } from './error-text';
+import { loggedError } from './error-text';
 import type { IdentifiedRequest } from './request-id';
 
 type RoutedRequest = IdentifiedRequest & { originalUrl?: string };
@@ -56,10 +56,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const { expected, statusCode, message } = errorBodyFor(exception, request);
     if (!expected) {
       const { id } = request;
-      const msg = errorText(exception);
-      this.logger.error(
-        exception instanceof Error ? { reqId: id, err: exception, msg } : { reqId: id, msg },
-      );
+      this.logger.error({ reqId: id, ...loggedError(exception) });
     }
     const { httpAdapter } = this.adapterHost;
     const response: unknown = http.getResponse();

@@ -1,4 +1,4 @@
-import { errorText } from './error-text';
+import { asError, errorText, loggedError } from './error-text';
 
 const withStack = (error: Error, stack: string | undefined): Error =>
   Object.assign(error, { stack });
@@ -29,5 +29,19 @@ describe('errorText', () => {
     ['a string, as it is', 'timed out', 'timed out'],
   ])('gives %s with the stack', (_case, error, expected) => {
     expect(errorText(error, 'stack')).toBe(expected);
+  });
+});
+
+describe('asError and loggedError', () => {
+  it('keeps an Error, and wraps anything else in one', () => {
+    const error = new RangeError('out');
+    expect(asError(error)).toBe(error);
+    expect(asError('refused')).toEqual(new Error('refused'));
+  });
+
+  it('logs an Error as err with its one-line text, anything else as the text alone', () => {
+    const error = new TypeError('');
+    expect(loggedError(error)).toEqual({ err: error, msg: 'TypeError' });
+    expect(loggedError(42)).toEqual({ msg: '42' });
   });
 });

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { explainListenError } from '../common/listen-error';
 import { pathOf } from '../common/answer-record';
 import { answerError, bodyFor } from '../common/error-answer';
+import { loggedError } from '../common/error-text';
 import { Environment } from '../config/environment';
 import { MetricsService } from './metrics.service';
 
@@ -30,7 +31,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
   ) {
     this.server = createServer((request, response) => {
       this.answer(request, response).catch((error: unknown) => {
-        this.logger.error(error instanceof Error ? error : String(error));
+        this.logger.error(loggedError(error));
         if (!response.headersSent) answerError(response, 500);
         else response.end();
       });

@@ -2,7 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { REDIS_KEY_PREFIX } from './redis-daily-count-script';
 import { isReplyError, type RedisConnection } from './redis-connection';
-import { errorText } from '../../common/error-text';
+import { asError, errorText } from '../../common/error-text';
 
 /** A key of the store's own, for the script permission probe (nothing is written to it). */
 const PROBE_KEY = `${REDIS_KEY_PREFIX}:permission-probe`;
@@ -13,8 +13,6 @@ const NO_SUCH_SCRIPT = '0'.repeat(40);
 export class EvictingRedisError extends Error {}
 
 const isDenied = (error: Error) => isReplyError(error) && error.message.startsWith('NOPERM');
-const toError = (reason: unknown): Error =>
-  reason instanceof Error ? reason : new Error(String(reason));
 
 /**
  * What the Redis store checks before it counts in a Redis (at start-up, and each time it comes back
@@ -94,7 +92,7 @@ export class RedisServerCheck {
     ]);
     const results = await Promise.allSettled(probes);
     const failures = results.flatMap((result) =>
-      result.status === 'rejected' ? [toError(result.reason)] : [],
+      result.status === 'rejected' ? [asError(result.reason)] : [],
     );
     const denied = failures.find(isDenied);
     if (denied) {
