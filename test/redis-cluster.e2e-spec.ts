@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Cluster } from 'ioredis';
+import { nextClient } from './helpers/clients';
 import { health, redisHealth, todayKey } from './helpers/daily-limit';
 import {
   cutReplicas,
@@ -48,12 +49,12 @@ describeWithTools(
     });
 
     it("kill -9 of a busy slot's primary under load: no 5xx, other slots shared throughout, a 60-of-100 client gets 40 more", async () => {
-      const client = '127.0.0.71';
+      const client = nextClient();
       const { primary, replica } = await redis.shardOf(todayKey(client));
       // A client whose slot another primary serves: it keeps sharing during the failover.
-      let other = 72;
-      while ((await redis.shardOf(todayKey(`127.0.0.${other}`))).primary === primary) other += 1;
-      const bystander = `127.0.0.${other}`;
+      let bystander = nextClient();
+      while ((await redis.shardOf(todayKey(bystander))).primary === primary)
+        bystander = nextClient();
 
       const traffic = new Load(servers);
       load = traffic;

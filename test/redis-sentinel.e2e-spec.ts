@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
+import { nextClient } from './helpers/clients';
 import { health, redisHealth, todayKey } from './helpers/daily-limit';
 import {
   cutReplicas,
@@ -39,7 +40,7 @@ describeWithTools(['redis-server'], 'Sentinel failover under two built instances
   });
 
   it('kill -9 of the primary under load: no 5xx, shared again by itself, a 60-of-100 client gets 40 more', async () => {
-    const client = '127.0.0.61';
+    const client = nextClient();
     const traffic = new Load(servers);
     load = traffic;
     expect(await passedAcross(servers, 50, client)).toBe(50);

@@ -1,4 +1,5 @@
 import Redis from 'ioredis';
+import { nextClients } from './clients';
 import { depreciate } from './http';
 import { isShared, ServerProcess, startServer, untilShared } from './server-process';
 import { sleep, waitFor } from '../../src/testing/processes';
@@ -52,7 +53,7 @@ export async function msUntilShared(
 
 /**
  * Many clients at once: `workers` loops, each sending to the instances in turn from the next of
- * 250 addresses of its own (127.0.<10 + worker>.N), so keys spread over every Cluster slot range.
+ * 250 addresses of its own (nextClients), so keys spread over every Cluster slot range.
  * Counts answers by status, and failures to get one (a reset, a refused connection).
  */
 export class Load {
@@ -63,7 +64,7 @@ export class Load {
   private readonly loops: Promise<void>[];
 
   constructor(servers: ServerProcess[], workers = 8) {
-    this.loops = Array.from({ length: workers }, (_, worker) => this.loop(servers, worker));
+    this.loops = Array.from({ length: workers }, () => this.loop(servers));
   }
 
   get total(): number {
@@ -83,9 +84,10 @@ export class Load {
     return this;
   }
 
-  private async loop(servers: ServerProcess[], worker: number): Promise<void> {
+  private async loop(servers: ServerProcess[]): Promise<void> {
+    const addresses = nextClients(250);
     for (let i = 0; this.running; i++) {
-      const from = `127.0.${10 + worker}.${1 + (i % 250)}`;
+      const from = addresses[i % addresses.length];
       try {
         const answer = await depreciate(servers[i % servers.length].port, { from });
         this.statuses[answer.status] = (this.statuses[answer.status] ?? 0) + 1;
