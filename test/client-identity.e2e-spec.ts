@@ -1,5 +1,6 @@
 import { MemoryDailyLimitStorage } from '../src/rate-limit/memory-daily-limit.storage';
 import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { nextClient } from './helpers/clients';
 import { remaining } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';
 import { ServerProcess, startServer } from './helpers/server-process';
@@ -38,6 +39,7 @@ describe('Who a request counts against (built server, TRUST_PROXY off, 1 and a C
   });
 
   it('ignores forged forwarding headers without TRUST_PROXY', async () => {
+    const client = nextClient();
     const forgeries: Record<string, string>[] = [
       { 'x-forwarded-for': '198.51.100.1' },
       { 'x-real-ip': '198.51.100.2' },
@@ -46,13 +48,13 @@ describe('Who a request counts against (built server, TRUST_PROXY off, 1 and a C
     ];
     const answers = [];
     for (const headers of forgeries)
-      answers.push(await depreciate(direct.port, { from: '127.0.0.41', headers }));
+      answers.push(await depreciate(direct.port, { from: client, headers }));
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429]);
     expect(answers.slice(0, 3).map(remaining)).toEqual([2, 1, 0]);
   });
 
   it('gives distinct forwarded clients distinct budgets with TRUST_PROXY=1', async () => {
-    const proxy = '127.0.0.44';
+    const proxy = nextClient();
     const hit = async (client: string) =>
       remaining(await depreciate(behindProxy.port, { from: proxy, headers: forwarded(client) }));
     expect(await hit('198.51.100.1')).toBe(2);
@@ -61,11 +63,12 @@ describe('Who a request counts against (built server, TRUST_PROXY off, 1 and a C
   });
 
   it('takes only the hop the trusted proxy added, not what the client wrote before it', async () => {
+    const proxy = nextClient();
     const answers = [];
     for (const forged of ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4']) {
       answers.push(
         await depreciate(behindProxy.port, {
-          from: '127.0.0.45',
+          from: proxy,
           headers: forwarded(`${forged}, 198.51.100.10`),
         }),
       );
@@ -74,12 +77,11 @@ describe('Who a request counts against (built server, TRUST_PROXY off, 1 and a C
   });
 
   it('hands the client key the forwarded value as sent: a port a proxy appended is dropped there', async () => {
+    const proxy = nextClient();
     // How a forwarded value becomes a key (ip:port, [IPv6]:port, an IPv6 /64, IPv4-mapped IPv6, a
     // value that is no address) is pinned once, in src/common/client-key.spec.ts; this is the way in.
     const hit = async (client: string) =>
-      remaining(
-        await depreciate(behindProxy.port, { from: '127.0.0.46', headers: forwarded(client) }),
-      );
+      remaining(await depreciate(behindProxy.port, { from: proxy, headers: forwarded(client) }));
     expect(await hit('10.9.9.9:1234')).toBe(2);
     expect(await hit('10.9.9.9:5678')).toBe(1);
   });

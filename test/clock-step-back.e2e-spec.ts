@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { nextClient } from './helpers/clients';
 import { remaining } from './helpers/daily-limit';
 import { LIBFAKETIME } from './helpers/system-tools';
 import { depreciate } from './helpers/http';
@@ -53,22 +54,24 @@ describeWithTools(['faketime'], 'a clock that steps back (built server, faketime
   it(
     'never refreshes a budget or leaves a request uncounted when the clock steps back across midnight',
     async () => {
-      expect(await send('127.0.0.41', 4)).toEqual([
+      const newcomer = nextClient();
+      const client = nextClient();
+      expect(await send(client, 4)).toEqual([
         [200, 2, 4],
         [200, 1, 4],
         [200, 0, 4],
         [429, 0, 4],
       ]);
       setClock('2026-11-26 00:00:01');
-      expect(await send('127.0.0.41', 1)).toEqual([[200, 2, 86_399]]);
+      expect(await send(client, 1)).toEqual([[200, 2, 86_399]]);
       // Back to day 25: the server goes on counting in day 26, which ends 86,403 s from 23:59:57.
       setClock('2026-11-25 23:59:57');
-      expect(await send('127.0.0.41', 3)).toEqual([
+      expect(await send(client, 3)).toEqual([
         [200, 1, 86_403],
         [200, 0, 86_403],
         [429, 0, 86_403],
       ]);
-      expect(await send('127.0.0.42', 4)).toEqual([
+      expect(await send(newcomer, 4)).toEqual([
         [200, 2, 86_403],
         [200, 1, 86_403],
         [200, 0, 86_403],
@@ -76,8 +79,8 @@ describeWithTools(['faketime'], 'a clock that steps back (built server, faketime
       ]);
       // The clock catches up: still day 26, still spent.
       setClock('2026-11-26 00:00:05');
-      expect(await send('127.0.0.41', 1)).toEqual([[429, 0, 86_395]]);
-      expect(await send('127.0.0.42', 1)).toEqual([[429, 0, 86_395]]);
+      expect(await send(client, 1)).toEqual([[429, 0, 86_395]]);
+      expect(await send(newcomer, 1)).toEqual([[429, 0, 86_395]]);
     },
     PROCESS_TEST_TIMEOUT_MS,
   );

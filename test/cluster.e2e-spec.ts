@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { PROCESS_TEST_TIMEOUT_MS, RunningProcess } from '../src/testing/processes';
+import { nextClient } from './helpers/clients';
 import { health, redisHealth, remaining } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';
 import { parseResponses, RawConnection, rawRequest } from './helpers/raw-http';
@@ -39,39 +40,43 @@ describeWithTools(['redis-server', 'nginx'], 'npm run cluster: nginx, two instan
   afterAll(() => cluster?.stop(8_000), PROCESS_TEST_TIMEOUT_MS);
 
   it('shares one budget per client across the instances behind nginx, whatever it forwards', async () => {
+    const another = nextClient();
+    const client = nextClient();
     const answers = [];
     for (let i = 0; i <= LIMIT; i++) {
       // Forged X-Forwarded-For values: nginx appends the real address, and only nginx is trusted.
-      answers.push(await depreciate(port, { from: '127.0.0.51', headers: forged(i) }));
+      answers.push(await depreciate(port, { from: client, headers: forged(i) }));
     }
     // Round robin over two instances: only shared counters give one steady countdown.
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 429]);
     expect(answers.slice(0, LIMIT).map(remaining)).toEqual([4, 3, 2, 1, 0]);
-    expect(remaining(await depreciate(port, { from: '127.0.0.52' }))).toBe(LIMIT - 1);
+    expect(remaining(await depreciate(port, { from: another }))).toBe(LIMIT - 1);
     expect(await health(port)).toEqual(redisHealth(true));
   });
 
   it('counts a client that reaches an instance directly by its own address, whatever it forges', async () => {
+    const client = nextClient();
     // Instances are on loopback like nginx: only nginx's own address (127.0.0.2) may name a client.
     const answers = [];
     for (let i = 0; i <= LIMIT; i++) {
-      answers.push(await depreciate(instances[0], { from: '127.0.0.53', headers: forged(i) }));
+      answers.push(await depreciate(instances[0], { from: client, headers: forged(i) }));
     }
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 429]);
     expect(answers.slice(0, LIMIT).map(remaining)).toEqual([4, 3, 2, 1, 0]);
   });
 
   it('gives a client one budget, directly or through nginx', async () => {
-    const from = '127.0.0.54';
+    const from = nextClient();
     const direct = await depreciate(instances[1], { from, headers: forged(54) });
     const proxied = await depreciate(port, { from, headers: forged(55) });
     expect([remaining(direct), remaining(proxied)]).toEqual([LIMIT - 1, LIMIT - 2]);
   });
 
   it('holds a client that connects directly to MAX_CONNECTIONS_PER_CLIENT', async () => {
+    const client = nextClient();
     const opened = await Promise.all(
       Array.from({ length: PER_CLIENT_CONNECTIONS + 2 }, () =>
-        RawConnection.open({ port: instances[0], localAddress: '127.0.0.55' }),
+        RawConnection.open({ port: instances[0], localAddress: client }),
       ),
     );
     // Kept alive after their answers, the served connections still hold the cap for one the

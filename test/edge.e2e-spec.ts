@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { limited, TOO_LARGE, VALID } from './helpers/bodies';
 import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
 import { curlRequests, fetchRequest, openConnections } from './edge.helpers';
+import { nextClient, nextClients } from './helpers/clients';
 import { remaining } from './helpers/daily-limit';
 import {
   depreciate,
@@ -70,11 +71,12 @@ describe('refusals are answers (built server, defaults)', () => {
   it(
     'answers 100 parallel requests from one address, over the connection cap with 503, and counts only the 200s',
     async () => {
+      const client = nextClient();
       // A backend's pool: 100 connections open at once from one address, then a request on each,
       // each connection kept open after its answer (so a connection the kernel hands the server
       // late, on a loaded machine, still finds the first 32 open and is over the cap).
       const before = await server.openSockets();
-      const sockets = await openConnections(server.port, '127.0.0.81', 100);
+      const sockets = await openConnections(server.port, client, 100);
       await untilAccepted(server, before, sockets);
       const headers = { ...POST_JSON.headers, connection: 'keep-alive' };
       const outcomes = await Promise.all(
@@ -90,7 +92,7 @@ describe('refusals are answers (built server, defaults)', () => {
       // Only the answered 200s were counted: the next request sees 1000 - 32 - 1 left.
       for (const socket of sockets) socket.destroy();
       await server.untilSockets('the server to close all 100', (open) => open <= before);
-      const next = await depreciate(server.port, { from: '127.0.0.81' });
+      const next = await depreciate(server.port, { from: client });
       expect([next.status, remaining(next)]).toEqual([200, 1000 - 32 - 1]);
     },
     PROCESS_TEST_TIMEOUT_MS,
@@ -105,7 +107,7 @@ describe('refusals are answers (built server, defaults)', () => {
         const outcomes = await curlRequests(server.port, {
           file,
           count: 100,
-          from: '127.0.0.82',
+          from: nextClient(),
           parallel: true,
         });
         expect(outcomes).toHaveLength(100);
@@ -121,7 +123,7 @@ describe('refusals are answers (built server, defaults)', () => {
     async () => {
       const connection = await RawConnection.open({
         port: server.port,
-        localAddress: '127.0.0.83',
+        localAddress: nextClient(),
       });
       await connection.write(
         rawRequest('POST', '/api/depreciate', { ...JSON_TYPE, 'Transfer-Encoding': 'chunked' }),
@@ -162,10 +164,11 @@ describe('an oversized body gets its 413 every time (built server, defaults)', (
     '%i MB: Node http, with and without a keep-alive agent, and fetch read the 413 body in every run',
     async (megabytes) => {
       const body = jsonOf(megabytes * MB);
-      const agent = keepAliveAgent('127.0.0.85', 1);
+      const [client, agentClient] = nextClients(2);
+      const agent = keepAliveAgent(agentClient, 1);
       const outcomes: Record<string, Outcome[]> = { http: [], keepAlive: [], fetch: [] };
       for (let run = 0; run < RUNS; run++) {
-        outcomes.http.push(await post({ port: server.port, body, localAddress: '127.0.0.84' }));
+        outcomes.http.push(await post({ port: server.port, body, localAddress: client }));
         outcomes.keepAlive.push(await post({ port: server.port, body, agent }));
         outcomes.fetch.push(await fetchRequest({ port: server.port, body }));
       }
@@ -184,7 +187,7 @@ describe('an oversized body gets its 413 every time (built server, defaults)', (
       async (megabytes) => {
         const file = join(tmpdir(), `edge-${megabytes}mb-${process.pid}.json`);
         writeFileSync(file, jsonOf(megabytes * MB));
-        const outcomes = await curlRequests(server.port, { file, count: RUNS, from: '127.0.0.86' });
+        const outcomes = await curlRequests(server.port, { file, count: RUNS, from: nextClient() });
         expect(tally(outcomes)).toEqual({ '413': RUNS });
         for (const outcome of outcomes) expect(bodyOf(outcome)).toEqual(TOO_LARGE);
       },
@@ -193,7 +196,7 @@ describe('an oversized body gets its 413 every time (built server, defaults)', (
   });
 
   it('answers Expect: 100-continue with the 413 instead of 100 Continue', async () => {
-    const connection = await RawConnection.open({ port: server.port, localAddress: '127.0.0.87' });
+    const connection = await RawConnection.open({ port: server.port, localAddress: nextClient() });
     await connection.write(
       rawRequest('POST', '/api/depreciate', {
         ...JSON_TYPE,
@@ -217,7 +220,7 @@ describe('a keep-alive client over its limit (built server)', () => {
   afterAll(() => server?.stop(), PROCESS_TEST_TIMEOUT_MS);
 
   it('gets a 429 for every request past its limit, small bodies and 2 MB ones alike, never a reset', async () => {
-    const agent = keepAliveAgent('127.0.0.88', 4);
+    const agent = keepAliveAgent(nextClient(), 4);
     const small = await Promise.all(
       Array.from({ length: 20 }, () => post({ port: server.port, body: SMALL, agent })),
     );
@@ -252,6 +255,7 @@ describeWithTools(['redis-server'], 'pipelining on the Redis store (built server
   }, PROCESS_TEST_TIMEOUT_MS);
 
   it('answers every request it counts when a client pipelines past the depth', async () => {
+    const client = nextClient();
     const post = rawRequest(
       'POST',
       '/api/depreciate',
@@ -260,10 +264,10 @@ describeWithTools(['redis-server'], 'pipelining on the Redis store (built server
     );
     const { received } = await exchange(Buffer.from(post.repeat(9)), {
       port: server.port,
-      localAddress: '127.0.0.89',
+      localAddress: client,
     });
     const answered = parseResponses(received).filter((answer) => answer.status === 200).length;
-    const counted = LIMIT - remaining(await depreciate(server.port, { from: '127.0.0.89' })) - 1;
+    const counted = LIMIT - remaining(await depreciate(server.port, { from: client })) - 1;
     expect(answered).toBe(counted);
     // MAX_PIPELINED_REQUESTS (8) are answered; the ninth is dropped uncounted.
     expect(answered).toBe(8);
@@ -283,9 +287,10 @@ describe('the edge on both ports (built server)', () => {
   afterAll(() => server?.stop(), PROCESS_TEST_TIMEOUT_MS);
 
   it('gives an answer of the parser the error body, a request id, CORS headers, a log line and a count', async () => {
+    const client = nextClient();
     const { received } = await exchange(Buffer.from('GARBAGE / HTTP/1.1\r\n\r\n'), {
       port: server.port,
-      localAddress: '127.0.0.90',
+      localAddress: client,
     });
     const [answer] = parseResponses(received);
     expect(answer.status).toBe(400);
@@ -305,7 +310,7 @@ describe('the edge on both ports (built server)', () => {
     expect(server.logLines()).toContainEqual(
       expect.objectContaining({
         reqId: id,
-        req: { method: '-', path: '/', remoteAddress: '127.0.0.90' },
+        req: { method: '-', path: '/', remoteAddress: client },
         res: { statusCode: 400 },
         msg: 'request completed',
       }),
@@ -316,9 +321,10 @@ describe('the edge on both ports (built server)', () => {
   });
 
   it('answers a silent connection over the cap 503 after CONNECTION_REFUSAL_TIMEOUT_MS, the others 408', async () => {
+    const client = nextClient();
     const silent = await Promise.all(
       Array.from({ length: 33 }, () =>
-        RawConnection.open({ port: server.port, localAddress: '127.0.0.93' }),
+        RawConnection.open({ port: server.port, localAddress: client }),
       ),
     );
     await Promise.all(silent.map((connection) => connection.closed));
@@ -334,7 +340,7 @@ describe('the edge on both ports (built server)', () => {
 
   it('holds the metrics port to the public port limits: the per-client cap, the header timeout', async () => {
     const before = await server.openSockets();
-    const sockets = await openConnections(server.metricsPort, '127.0.0.91', 40);
+    const sockets = await openConnections(server.metricsPort, nextClient(), 40);
     await untilAccepted(server, before, sockets);
     const outcomes = await Promise.all(
       sockets.map((socket) =>
@@ -345,7 +351,7 @@ describe('the edge on both ports (built server)', () => {
     // A connection that sends nothing is answered 408 and closed after HEADERS_TIMEOUT_MS (1 s).
     const silent = await RawConnection.open({
       port: server.metricsPort,
-      localAddress: '127.0.0.92',
+      localAddress: nextClient(),
     });
     const started = performance.now();
     await silent.closed;
@@ -376,6 +382,7 @@ describe('one answer per request, and only answered requests counted (built serv
   const left = async (from: string) => remaining(await depreciate(server.port, { from }));
 
   it('answers once a chunked body that passes the limit and then breaks its framing, and lives', async () => {
+    const client = nextClient();
     const head = rawRequest('POST', '/api/depreciate', {
       ...JSON_TYPE,
       'Transfer-Encoding': 'chunked',
@@ -383,16 +390,17 @@ describe('one answer per request, and only answered requests counted (built serv
     const chunks = `2000\r\n${'x'.repeat(0x2000)}\r\n`.repeat(2) + 'zz\r\n';
     const { received } = await exchange(Buffer.from(head + chunks), {
       port: server.port,
-      localAddress: '127.0.0.101',
+      localAddress: client,
     });
     const answers = parseResponses(received);
     expect(answers).toHaveLength(1);
     expect([413, 400]).toContain(answers[0].status);
     expect(server.hasExited).toBe(false);
-    expect(await left('127.0.0.101')).toBe(LIMIT - 1);
+    expect(await left(client)).toBe(LIMIT - 1);
   });
 
   it('neither handles nor counts a request pipelined behind an answer that closes the connection', async () => {
+    const client = nextClient();
     const oversized = rawRequest(
       'POST',
       '/api/depreciate',
@@ -401,19 +409,20 @@ describe('one answer per request, and only answered requests counted (built serv
     );
     const { received } = await exchange(Buffer.from(oversized + post(SMALL.toString())), {
       port: server.port,
-      localAddress: '127.0.0.102',
+      localAddress: client,
     });
     expect(parseResponses(received).map((answer) => answer.status)).toEqual([413]);
-    expect(await left('127.0.0.102')).toBe(LIMIT - 1);
+    expect(await left(client)).toBe(LIMIT - 1);
   });
 
   it('refuses a JSON body that is not an object or an array before routing: not counted', async () => {
+    const client = nextClient();
     const { received } = await exchange(Buffer.from(post('2020')), {
       port: server.port,
-      localAddress: '127.0.0.103',
+      localAddress: client,
     });
     expect(parseResponses(received).map((answer) => answer.status)).toEqual([400]);
-    expect(await left('127.0.0.103')).toBe(LIMIT - 1);
+    expect(await left(client)).toBe(LIMIT - 1);
   });
 
   it('keeps the connection after a refusal of a request without a body', async () => {
@@ -421,7 +430,7 @@ describe('one answer per request, and only answered requests counted (built serv
     const last = rawRequest('GET', '/nowhere', { Connection: 'close' });
     const { received } = await exchange(Buffer.from(get + last), {
       port: server.port,
-      localAddress: '127.0.0.104',
+      localAddress: nextClient(),
     });
     const answers = parseResponses(received);
     expect(answers.map((answer) => [answer.status, answer.headers.connection])).toEqual([
@@ -431,7 +440,7 @@ describe('one answer per request, and only answered requests counted (built serv
   });
 
   it('gives a request answered early, whose small body then stalls, no second answer', async () => {
-    const connection = await RawConnection.open({ port: server.port, localAddress: '127.0.0.105' });
+    const connection = await RawConnection.open({ port: server.port, localAddress: nextClient() });
     await connection.write(
       rawRequest(
         'POST',

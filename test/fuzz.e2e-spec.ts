@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { FuzzRequest, fuzzRequest } from './fuzz/requests';
 import { problemWith } from './fuzz/checks';
+import { nextClients } from './helpers/clients';
 import { exchange } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
 
@@ -21,7 +22,7 @@ const TIME_BUDGET_MS = Number(process.env.FUZZ_TIME_MS ?? 60_000);
 const HEAP_CAP = '--max-old-space-size=64';
 /** RSS after the run may exceed RSS after the warm-up by this much. */
 const RSS_GROWTH_BOUND = 48 * 1024 * 1024;
-const CLIENTS = Array.from({ length: 16 }, (_, i) => `127.0.0.${i + 2}`);
+const CLIENTS = nextClients(16);
 
 const preview = (bytes: Buffer): string => JSON.stringify(bytes.toString('latin1').slice(0, 400));
 

@@ -1,5 +1,6 @@
 import { TOO_LARGE } from './helpers/bodies';
 import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { nextClient, nextClients } from './helpers/clients';
 import { remaining } from './helpers/daily-limit';
 import { depreciate, send } from './helpers/http';
 import { exchange, parseResponses, RawConnection, rawRequest } from './helpers/raw-http';
@@ -9,7 +10,7 @@ const JSON_TYPE = { 'Content-Type': 'application/json' };
 
 /**
  * Clients that do not play by the rules, against the built server as a process, from distinct
- * 127.0.0.N addresses. Every wait is bounded; what is read is what a client sees.
+ * addresses (nextClient). Every wait is bounded; what is read is what a client sees.
  */
 describe('hostile clients (built server)', () => {
   let server: ServerProcess;
@@ -21,6 +22,7 @@ describe('hostile clients (built server)', () => {
   afterAll(() => server?.stop(), PROCESS_TEST_TIMEOUT_MS);
 
   it('refuses a declared Content-Length over the limit on its headers, and closes', async () => {
+    const client = nextClient();
     const head = rawRequest('POST', '/api/depreciate', {
       'Content-Type': 'application/json',
       'Content-Length': 50_000_000,
@@ -28,7 +30,7 @@ describe('hostile clients (built server)', () => {
     // One byte of the 50 MB: the answer must not wait for the rest.
     const { received, closed } = await exchange(Buffer.from(`${head}{`), {
       port: server.port,
-      localAddress: '127.0.0.71',
+      localAddress: client,
       timeoutMs: 3_000,
     });
     expect(closed).toBe(true);
@@ -42,12 +44,14 @@ describe('hostile clients (built server)', () => {
   it(
     'holds its memory when one address pipelines thousands of requests it never reads',
     async () => {
+      const other = nextClient();
+      const client = nextClient();
       const before = await server.residentMemory();
       const sockets = await server.openSockets();
       const flood = rawRequest('GET', '/health').repeat(5_000);
       const floods = await Promise.all(
         Array.from({ length: 20 }, () =>
-          RawConnection.open({ port: server.port, localAddress: '127.0.0.73', unread: true }),
+          RawConnection.open({ port: server.port, localAddress: client, unread: true }),
         ),
       );
       await Promise.all(floods.map((connection) => within(5_000, connection.write(flood))));
@@ -57,7 +61,7 @@ describe('hostile clients (built server)', () => {
       await server.untilSockets('the server to close all 20', (open) => open <= sockets);
       await within(5_000, Promise.all(floods.map((connection) => connection.closedUnderWrites())));
       expect(
-        await send({ port: server.port, path: '/health/live', localAddress: '127.0.0.74' }),
+        await send({ port: server.port, path: '/health/live', localAddress: other }),
       ).toMatchObject({ status: 200 });
       // The parser gets 1 KiB at a time and nothing past the depth, so each connection leaves at
       // most a slice's requests; holding all 100,000 took ~700 MB.
@@ -68,11 +72,12 @@ describe('hostile clients (built server)', () => {
   );
 
   it('answers a client that pipelines within the depth, and reads its answers', async () => {
+    const client = nextClient();
     const request = rawRequest('GET', '/health/live');
     const last = rawRequest('GET', '/health/live', { Connection: 'close' });
     const { received, closed } = await exchange(Buffer.from(request.repeat(7) + last), {
       port: server.port,
-      localAddress: '127.0.0.75',
+      localAddress: client,
     });
     expect(closed).toBe(true);
     expect(parseResponses(received).map((answer) => answer.status)).toEqual(Array(8).fill(200));
@@ -90,7 +95,8 @@ describe('a client past the pipelining depth that reads and hangs up (built serv
   afterAll(() => server?.stop(), PROCESS_TEST_TIMEOUT_MS);
 
   it('is answered up to the depth, then closed as soon as it closes its side', async () => {
-    const connection = await RawConnection.open({ port: server.port, localAddress: '127.0.0.76' });
+    const client = nextClient();
+    const connection = await RawConnection.open({ port: server.port, localAddress: client });
     await connection.write(rawRequest('GET', '/health/live').repeat(20));
     const answers = (received: Buffer) => received.toString().split('HTTP/1.1 200').length - 1;
     await connection.until((received) => answers(received) === 8);
@@ -132,12 +138,13 @@ describe('a descriptor flood (built server, 256 descriptors)', () => {
   it(
     'keeps one address to MAX_CONNECTIONS_PER_CLIENT with 503s, serves others, and times the rest out',
     async () => {
-      const held = await holdOpen('127.0.21.1', 100);
+      const [crowd, other] = nextClients(2);
+      const held = await holdOpen(crowd, 100);
       const open = () => held.filter((h) => h.isOpen()).length;
       await waitFor('the refused connections to close', () => Promise.resolve(open() <= 32));
       // 32 kept (each waiting for its body); the other 68 answered 503 at once, and closed.
       expect(open()).toBe(32);
-      expect((await depreciate(server.port, { from: '127.0.21.2' })).status).toBe(200);
+      expect((await depreciate(server.port, { from: other })).status).toBe(200);
       // REQUEST_TIMEOUT_MS later, each of the 32 got 408 with the error body, and was closed.
       await within(5_000, Promise.all(held.map((h) => h.connection.closed)));
       const answers = held.flatMap((h) => parseResponses(h.connection.received));
@@ -151,7 +158,7 @@ describe('a descriptor flood (built server, 256 descriptors)', () => {
     'stays below its descriptor limit when many addresses flood it, and serves again after',
     async () => {
       const held = (
-        await Promise.all(Array.from({ length: 12 }, (_, i) => holdOpen(`127.0.22.${i + 1}`, 32)))
+        await Promise.all(nextClients(12).map((address) => holdOpen(address, 32)))
       ).flat();
       const open = () => held.filter((h) => h.isOpen()).length;
       // Taken up, each: every connection the client still sees open is a socket of the server's,
@@ -163,7 +170,7 @@ describe('a descriptor flood (built server, 256 descriptors)', () => {
       expect(open()).toBeLessThanOrEqual(230);
       expect(server.hasExited).toBe(false);
       await within(5_000, Promise.all(held.map((h) => h.connection.closed)));
-      expect((await depreciate(server.port, { from: '127.0.22.100' })).status).toBe(200);
+      expect((await depreciate(server.port, { from: nextClient() })).status).toBe(200);
     },
     PROCESS_TEST_TIMEOUT_MS,
   );
@@ -178,7 +185,8 @@ describe('more clients in a day than MAX_TRACKED_CLIENTS (built server)', () => 
       LOG_LEVEL: 'info',
     });
     try {
-      const from = (i: number) => `127.1.${Math.floor(i / 250)}.${(i % 250) + 1}`;
+      const tracked = nextClients(1000);
+      const from = (i: number) => tracked[i];
       for (let i = 0; i < 1000; i++) await depreciate(server.port, { from: from(i) });
       // Full: 20 new clients of one /16, each with its whole budget, and not one request more.
       const statuses = async (address: string) => {
@@ -186,8 +194,8 @@ describe('more clients in a day than MAX_TRACKED_CLIENTS (built server)', () => 
         for (let i = 0; i < 4; i++) answers.push(await depreciate(server.port, { from: address }));
         return answers.map((answer) => [answer.status, remaining(answer)]);
       };
-      for (let n = 1; n <= 20; n++) {
-        expect(await statuses(`127.2.0.${n}`)).toEqual([
+      for (const newcomer of nextClients(20)) {
+        expect(await statuses(newcomer)).toEqual([
           [200, 2],
           [200, 1],
           [200, 0],

@@ -1,4 +1,5 @@
 import { accepts, PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { nextClient } from './helpers/clients';
 import { keepAliveAgent, send } from './helpers/http';
 import { ServerProcess, startServer } from './helpers/server-process';
 
@@ -49,10 +50,11 @@ describe('a stalled log reader (built server)', () => {
   it(
     'keeps answering, drops and counts the lines it cannot hold, and says so once read again',
     async () => {
+      const client = nextClient();
       server = await startServer({ LOG_LEVEL: 'info', LOG_BUFFER_BYTES: '65536' });
       const running = server;
       running.pauseStdout();
-      const statuses = await healthChecks(running, '127.0.0.171');
+      const statuses = await healthChecks(running, client);
       expect(statuses.filter((status) => status === 200)).toHaveLength(REQUESTS);
       const counted = await droppedMetric(running);
       expect(counted).toBeGreaterThan(0);
@@ -78,10 +80,11 @@ describe('a stalled log reader (built server)', () => {
   it(
     'loses no line written before a normal exit, while its reader caught up late',
     async () => {
+      const client = nextClient();
       server = await startServer({ LOG_LEVEL: 'info' });
       const running = server;
       running.pauseStdout();
-      expect(await healthChecks(running, '127.0.0.172')).toHaveLength(REQUESTS);
+      expect(await healthChecks(running, client)).toHaveLength(REQUESTS);
       running.signal('SIGTERM');
       // The listener closes at the end of the drain: from there the exit is near, and the lines
       // it still holds (more than the pipe takes) wait for the reader.
@@ -98,10 +101,11 @@ describe('a stalled log reader (built server)', () => {
   it(
     'keeps answering when its log reader goes away (EPIPE), counting every line it drops',
     async () => {
+      const client = nextClient();
       server = await startServer({ LOG_LEVEL: 'info' });
       const running = server;
       running.closeStdout();
-      const statuses = await healthChecks(running, '127.0.0.173');
+      const statuses = await healthChecks(running, client);
       expect(statuses.filter((status) => status === 200)).toHaveLength(REQUESTS);
       expect(running.hasExited).toBe(false);
       // Every line after the first failed write is dropped and counted (that one failed in the pipe).

@@ -1,5 +1,6 @@
 import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
 import { VALID } from './helpers/bodies';
+import { nextClient } from './helpers/clients';
 import { remaining } from './helpers/daily-limit';
 import { depreciate, send } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
@@ -68,12 +69,13 @@ describeWithTools(['faketime', 'redis-server'], 'New year under faketime (built 
   it(
     'frees the limited client and accepts the new year after midnight UTC (memory and Redis stores)',
     async () => {
+      const newYearClient = nextClient();
+      const client = nextClient();
       // Before midnight: the client uses its budget up, and 2027 is a future year.
       const before = async ({ port }: ServerProcess) => {
         const answers = [];
-        for (let i = 0; i <= LIMIT; i++)
-          answers.push(await depreciate(port, { from: '127.0.0.31' }));
-        const early = await depreciate(port, { from: '127.0.0.32', body: NEW_YEAR_CAR });
+        for (let i = 0; i <= LIMIT; i++) answers.push(await depreciate(port, { from: client }));
+        const early = await depreciate(port, { from: newYearClient, body: NEW_YEAR_CAR });
         return {
           statuses: [...answers, early].map((answer) => answer.status),
           last: answers[LIMIT],
@@ -93,11 +95,11 @@ describeWithTools(['faketime', 'redis-server'], 'New year under faketime (built 
         );
 
       for (const { port } of servers) {
-        const after = await depreciate(port, { from: '127.0.0.31' });
+        const after = await depreciate(port, { from: client });
         expect(after.status).toBe(200);
         expect(remaining(after)).toBe(LIMIT - 1);
         expect(Number(after.headers['x-ratelimit-reset'])).toBeGreaterThan(86_390);
-        const newYear = await depreciate(port, { from: '127.0.0.32', body: NEW_YEAR_CAR });
+        const newYear = await depreciate(port, { from: newYearClient, body: NEW_YEAR_CAR });
         expect(newYear.status).toBe(200);
         // Seconds after midnight UTC, in either zone.
         expect(newYear.json).toEqual(

@@ -6,6 +6,7 @@ import {
 } from '../src/testing/readme-example';
 import { SettableClock } from '../src/testing/settable-clock';
 import { answerAt, INVALID } from './helpers/bodies';
+import { nextClient } from './helpers/clients';
 import { depreciate } from './helpers/http';
 import { ServerProcess, startServer } from './helpers/server-process';
 import { createTestApp, depreciateIn } from './helpers/test-app';
@@ -102,7 +103,7 @@ describe('projectionYears on the built server (node dist/main.js)', () => {
 
   it("serves the model's projection unchanged (plumbing)", async () => {
     const body = { ...EXAMPLE, projectionYears: 10 };
-    const answer = await depreciate(server.port, { body, from: '127.0.0.2' });
+    const answer = await depreciate(server.port, { body, from: nextClient() });
     const { calculatedAt } = (answer.json as { meta: { calculatedAt: string } }).meta;
     expect(answer.json).toEqual(answerAt(body, calculatedAt));
   });

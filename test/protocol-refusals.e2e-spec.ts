@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { VALID } from './helpers/bodies';
 import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
 import { curlRequests } from './edge.helpers';
+import { nextClient } from './helpers/clients';
 import { remaining } from './helpers/daily-limit';
 import { depreciate, send } from './helpers/http';
 import { exchange, parseResponses } from './helpers/raw-http';
@@ -30,13 +31,14 @@ describe('codings and versions the service does not speak (built server)', () =>
   }, PROCESS_TEST_TIMEOUT_MS);
   afterAll(() => server?.stop(), PROCESS_TEST_TIMEOUT_MS);
 
-  it.each<[string, string | string[], string]>([
-    ['an unknown coding', 'zstd', '127.0.0.151'],
-    ['a coding it does not decode', 'compress', '127.0.0.152'],
-    ['an empty value', '', '127.0.0.153'],
-    ['stacked codings', 'identity, gzip', '127.0.0.154'],
-    ['two headers', ['gzip', 'gzip'], '127.0.0.155'],
-  ])('refuses %s with a 415 about the coding, before counting', async (_, coding, from) => {
+  it.each<[string, string | string[]]>([
+    ['an unknown coding', 'zstd'],
+    ['a coding it does not decode', 'compress'],
+    ['an empty value', ''],
+    ['stacked codings', 'identity, gzip'],
+    ['two headers', ['gzip', 'gzip']],
+  ])('refuses %s with a 415 about the coding, before counting', async (_, coding) => {
+    const from = nextClient();
     // Node's http sends an array as one header line per value.
     const headers = { 'content-encoding': coding } as unknown as Record<string, string>;
     const refused = await depreciate(server.port, { from, headers });
@@ -70,9 +72,10 @@ describe('codings and versions the service does not speak (built server)', () =>
       `POST /api/depreciate HTTP/2.0\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
     ],
   ])('answers a request line saying %s with 505 and closes', async (_, request) => {
+    const client = nextClient();
     const { received, closed } = await exchange(Buffer.from(request), {
       port: server.port,
-      localAddress: '127.0.0.160',
+      localAddress: client,
       timeoutMs: 5_000,
     });
     expect(closed).toBe(true);
@@ -130,10 +133,11 @@ describe("the request log of the parser's refusals (built server)", () => {
   };
 
   it('logs a 505 at info: any client can send one, and none may page an operator', async () => {
+    const client = nextClient();
     const request = 'GET /health/live HTTP/1.2\r\nHost: 127.0.0.1\r\n\r\n';
     const { received } = await exchange(Buffer.from(request), {
       port: server.port,
-      localAddress: '127.0.0.161',
+      localAddress: client,
     });
     expect(parseResponses(received).map((answer) => answer.status)).toEqual([505]);
     expect(await lineOf(505)).toEqual([
@@ -142,11 +146,12 @@ describe("the request log of the parser's refusals (built server)", () => {
   });
 
   it('never logs header text as the request line of a 431, whichever slice failed', async () => {
+    const client = nextClient();
     const cookie = 'sid=secret; '.repeat(2_000);
     const request = `GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\n\r\n`;
     const { received } = await exchange(Buffer.from(request), {
       port: server.port,
-      localAddress: '127.0.0.162',
+      localAddress: client,
     });
     expect(parseResponses(received).map((answer) => answer.status)).toEqual([431]);
     const [line] = await lineOf(431);

@@ -9,6 +9,7 @@ import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
 import { IncomingHttpHeaders } from 'node:http';
 import { BODY_LIMIT_BYTES } from '../src/common/json-body';
 import { DAY_MS } from '../src/rate-limit/daily-window';
+import { nextClient } from './helpers/clients';
 import { depreciate, HttpAnswer, send } from './helpers/http';
 import { INTERNAL_ERROR, INVALID, limited, UNSUPPORTED_TYPE, VALID } from './helpers/bodies';
 import { OverLimitStorage } from './helpers/daily-limit';
@@ -156,12 +157,14 @@ describe('the daily limit (e2e, through AppModule)', () => {
     });
 
     it('lets exactly 100 of a concurrent burst of 300 through, and another client is unaffected', async () => {
+      const another = nextClient();
+      const client = nextClient();
       const answers = await Promise.all(
-        Array.from({ length: 300 }, () => depreciate(port, { from: '127.0.0.2' })),
+        Array.from({ length: 300 }, () => depreciate(port, { from: client })),
       );
       expect(answers.filter((a) => a.status === 200)).toHaveLength(100);
       expect(answers.filter((a) => a.status === 429)).toHaveLength(200);
-      const other = await depreciate(port, { from: '127.0.0.3' });
+      const other = await depreciate(port, { from: another });
       expect(other.status).toBe(200);
       expect(other.headers['x-ratelimit-remaining']).toBe('99');
     });
@@ -310,6 +313,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
       });
 
       it('still answers a route marked @SkipThrottle() and an unknown path as before', async () => {
+        const client = nextClient();
         const free = await send({ port, path: '/api/extension/free' });
         expect([free.status, free.json]).toEqual([200, { free: true }]);
         const unknown = await send({ port, method: 'POST', path: '/nowhere' });
@@ -318,7 +322,7 @@ describe('the daily limit (e2e, through AppModule)', () => {
           { statusCode: 404, message: 'Cannot POST /nowhere' },
         ]);
         expect((await send({ port, path: '/api/extension/ping' })).json).toEqual(LIMITED);
-        const other = await depreciate(port, { from: '127.0.0.9' });
+        const other = await depreciate(port, { from: client });
         expect([other.status, other.json]).toEqual([
           200,
           validAnswerAt('2026-11-21T23:00:00.000Z'),
@@ -359,8 +363,9 @@ describe('the daily limit (e2e, through AppModule)', () => {
         .get('/api/extension/ping')
         .expect(429, LIMITED);
       expect(answer.headers['retry-after']).toBe('60');
-      await depreciate(port, { from: '127.0.0.5' });
-      expect(storage.keys).toEqual(['127.0.0.1', '127.0.0.5']);
+      const client = nextClient();
+      await depreciate(port, { from: client });
+      expect(storage.keys).toEqual(['127.0.0.1', client]);
     });
   });
 

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { nextClients } from './helpers/clients';
 import { remaining } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
@@ -10,9 +11,7 @@ import { isShared, ServerProcess, startServer, untilShared } from './helpers/ser
 import { describeWithTools, LIBFAKETIME } from './helpers/system-tools';
 
 /** The clients, each on a key of the 27th (the day counted in). */
-const A = '127.0.0.231';
-const C = '127.0.0.232';
-const D = '127.0.0.233';
+const [A, C, D] = nextClients(3);
 const keyOf = (client: string) => `depreciation:daily:2026-11-27:${client}`;
 
 /**

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { nextClient } from './helpers/clients';
 import { health, redisHealth, remaining } from './helpers/daily-limit';
 import { depreciate, send } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
@@ -96,10 +97,11 @@ describeWithTools(
           start({ ...clockFromFile(join(dir, 'a')), ...limit }),
           start({ ...clockFromFile(join(dir, 'b')), ...limit }),
         ]);
+        const client = nextClient();
         const through = async (server: ServerProcess, count: number) => {
           const answers = [];
           for (let i = 0; i < count; i++)
-            answers.push(await depreciate(server.port, { from: '127.0.0.234' }));
+            answers.push(await depreciate(server.port, { from: client }));
           return answers.map((answer) => [answer.status, remaining(answer)]);
         };
         const spent = [

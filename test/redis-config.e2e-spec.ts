@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import { leakedParts, PASSWORD_SHAPES } from '../src/testing/password-leaks';
 import { freePort, PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { nextClient } from './helpers/clients';
 import { health, redisHealth } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';
 import { RedisServer, untilAskedTwiceMore } from './helpers/redis-server';
@@ -42,12 +43,13 @@ describeWithTools(['redis-server'], 'REDIS_URL as the built server reads it', ()
   it(
     'counts in Redis when REDIS_URL is set without RATE_LIMIT_STORE',
     async () => {
+      const client = nextClient();
       const server = await startServer({ RATE_LIMIT_STORE: '', REDIS_URL: redis.url });
       try {
         await untilShared(server);
         expect(await health(server.port)).toEqual(redisHealth(true));
-        await depreciate(server.port, { from: '127.0.0.51' });
-        expect(await inspect.keys('depreciation:daily:*:127.0.0.51')).toHaveLength(1);
+        await depreciate(server.port, { from: client });
+        expect(await inspect.keys(`depreciation:daily:*:${client}`)).toHaveLength(1);
       } finally {
         await server.stop();
       }
@@ -87,14 +89,15 @@ describeWithTools(['redis-server'], 'REDIS_URL as the built server reads it', ()
   it(
     'counts alone, never in database 0, when Redis refuses the database, and says so once',
     async () => {
+      const client = nextClient();
       let server: ServerProcess | undefined;
       try {
         server = await startServer({ REDIS_URL: `${redis.url}/99`, NO_COLOR: '1' });
         expect(await health(server.port)).toEqual(redisHealth(false));
         for (let i = 0; i < 3; i++)
-          expect((await depreciate(server.port, { from: '127.0.0.52' })).status).toBe(200);
+          expect((await depreciate(server.port, { from: client })).status).toBe(200);
         await untilAskedTwiceMore(inspect, 'select'); // the probe asks again, refused again
-        expect(await inspect.keys('*:127.0.0.52')).toEqual([]);
+        expect(await inspect.keys(`*:${client}`)).toEqual([]);
         expect(server.linesWith('refuses database 99 (ERR DB index is out of range)')).toBe(1);
         expect(server.linesWith('unavailable')).toBe(0);
         expect(server.hasExited).toBe(false);

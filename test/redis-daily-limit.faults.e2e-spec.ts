@@ -1,10 +1,7 @@
-import Redis from 'ioredis';
 import { RedisDailyLimitStorage } from '../src/rate-limit/redis/redis-daily-limit.storage';
 import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
-import { SettableClock } from '../src/testing/settable-clock';
-import { RecordingLogger } from '../src/testing/recording-logger';
-import { startRedisStore } from './helpers/daily-limit';
-import { RedisServer, untilAskedTwiceMore } from './helpers/redis-server';
+import { untilAskedTwiceMore } from './helpers/redis-server';
+import { useRedisStore } from './helpers/redis-store';
 import { describeWithTools } from './helpers/system-tools';
 
 /** The Redis store's faults against a real redis-server: bad values, restarts, resets, databases. */
@@ -12,17 +9,8 @@ import { describeWithTools } from './helpers/system-tools';
 const KEY = (client: string) => `depreciation:daily:2026-11-21:${client}`;
 
 describeWithTools(['redis-server'], 'RedisDailyLimitStorage: faults on a real redis-server', () => {
-  let server: RedisServer;
-  let inspect: Redis;
-  let clock: SettableClock;
-  let logger: RecordingLogger;
-  let stores: RedisDailyLimitStorage[];
-
-  const start = async (url = server.url) => {
-    const store = await startRedisStore(url, clock, logger);
-    stores.push(store);
-    return store;
-  };
+  const redis = useRedisStore('2026-11-21T12:00:00.000Z');
+  const start = (url?: string) => redis.start(url);
   const hits = async (store: RedisDailyLimitStorage, client: string, count: number, limit = 5) => {
     const records = [];
     for (let i = 0; i < count; i++) records.push(await store.hit(client, limit));
@@ -30,31 +18,12 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage: faults on a real re
   };
   const shared = (store: RedisDailyLimitStorage) => async () =>
     Promise.resolve(store.state().shared);
-  const warnings = () => logger.lines.filter((line) => line.startsWith('warn: '));
-
-  beforeAll(async () => {
-    server = await RedisServer.start();
-    inspect = new Redis(server.url);
-  }, PROCESS_TEST_TIMEOUT_MS);
-
-  afterAll(async () => {
-    inspect.disconnect();
-    await server.stop();
-  });
-
-  beforeEach(async () => {
-    await inspect.flushall();
-    clock = new SettableClock('2026-11-21T12:00:00.000Z');
-    logger = new RecordingLogger();
-    stores = [];
-  });
-
-  afterEach(() => Promise.all(stores.map((store) => store.onApplicationShutdown())));
+  const warnings = () => redis.logger.lines.filter((line) => line.startsWith('warn: '));
 
   it.each([
-    ['a string', (key: string) => inspect.set(key, 'abc')],
-    ['a list', (key: string) => inspect.del(key).then(() => inspect.rpush(key, '7'))],
-    ['a total that is not a count', (key: string) => inspect.hset(key, 'total', '1e3')],
+    ['a string', (key: string) => redis.inspect.set(key, 'abc')],
+    ['a list', (key: string) => redis.inspect.del(key).then(() => redis.inspect.rpush(key, '7'))],
+    ['a total that is not a count', (key: string) => redis.inspect.hset(key, 'total', '1e3')],
   ])(
     'replaces %s with the last count this instance saw, logs it once, and keeps sharing',
     async (_kind, spoil) => {
@@ -63,11 +32,11 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage: faults on a real re
       await spoil(KEY('198.51.100.1'));
       // Fail open from the last count this instance saw: 3, so this hit is the 4th.
       expect(await hits(store, '198.51.100.1', 2)).toEqual([4, 5]);
-      expect(await inspect.hgetall(KEY('198.51.100.1'))).toEqual({
+      expect(await redis.inspect.hgetall(KEY('198.51.100.1'))).toEqual({
         total: '5',
         [store.instance]: '5',
       });
-      expect(await inspect.ttl(KEY('198.51.100.1'))).toBe(43_260);
+      expect(await redis.inspect.ttl(KEY('198.51.100.1'))).toBe(43_260);
       expect(warnings()).toEqual([
         `warn: ${KEY('198.51.100.1')} in Redis held a value that is not a daily count: replaced with 4, the last count this instance saw (fail open from there)`,
       ]);
@@ -82,21 +51,21 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage: faults on a real re
       const [a, b] = [await start(), await start()];
       await hits(a, '198.51.100.3', 3);
       await hits(b, '198.51.100.3', 2);
-      await server.kill();
+      await redis.server.kill();
       await hits(b, '198.51.100.3', 1); // counted alone
-      await server.restart();
+      await redis.server.restart();
       await waitFor('both stores to share again', async () => (await shared(a)()) && shared(b)());
-      expect(await inspect.hgetall(KEY('198.51.100.3'))).toEqual({
+      expect(await redis.inspect.hgetall(KEY('198.51.100.3'))).toEqual({
         total: '6',
         [a.instance]: '3',
         [b.instance]: '3',
       });
       // A freeze is no restart: nothing is added twice.
-      server.pause();
+      redis.server.pause();
       await hits(a, '198.51.100.4', 1);
-      server.resume();
+      redis.server.resume();
       await waitFor('a to share again', shared(a));
-      expect(await inspect.hget(KEY('198.51.100.3'), 'total')).toBe('6');
+      expect(await redis.inspect.hget(KEY('198.51.100.3'), 'total')).toBe('6');
       expect(await hits(a, '198.51.100.3', 1, 6)).toEqual([7]);
     },
     PROCESS_TEST_TIMEOUT_MS,
@@ -108,27 +77,27 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage: faults on a real re
       const store = await start();
       expect(await hits(store, '198.51.100.5', 4, 3)).toEqual([1, 2, 3, 4]);
       expect(store.refuseAtOnce('198.51.100.5', 3)).toMatchObject({ isBlocked: true });
-      await inspect.del(KEY('198.51.100.5'));
-      clock.set('2026-11-21T12:00:04.000Z');
+      await redis.inspect.del(KEY('198.51.100.5'));
+      redis.clock.set('2026-11-21T12:00:04.000Z');
       expect(store.refuseAtOnce('198.51.100.5', 3)).toMatchObject({ isBlocked: true });
-      clock.set('2026-11-21T12:00:05.000Z');
+      redis.clock.set('2026-11-21T12:00:05.000Z');
       // Due to ask Redis again: left to the guard, whose hit finds the reset.
       expect(store.refuseAtOnce('198.51.100.5', 3)).toBeUndefined();
       expect(await hits(store, '198.51.100.5', 2, 3)).toEqual([1, 2]);
-      await server.kill();
-      await server.restart();
+      await redis.server.kill();
+      await redis.server.restart();
       await waitFor('the store to share again', shared(store));
-      expect(await inspect.hget(KEY('198.51.100.5'), 'total')).toBe('2');
+      expect(await redis.inspect.hget(KEY('198.51.100.5'), 'total')).toBe('2');
     },
     PROCESS_TEST_TIMEOUT_MS,
   );
 
   it('counts alone, never in database 0, when Redis refuses the configured database', async () => {
-    const store = await start(`${server.url}/99`);
+    const store = await start(`${redis.server.url}/99`);
     expect(store.state()).toMatchObject({ counting: 'memory', shared: false });
     expect(await hits(store, '198.51.100.6', 2)).toEqual([1, 2]);
-    await untilAskedTwiceMore(inspect, 'select'); // the probe asks again, refused again: still one line
-    expect(await inspect.dbsize()).toBe(0);
+    await untilAskedTwiceMore(redis.inspect, 'select'); // the probe asks again, refused again: still one line
+    expect(await redis.inspect.dbsize()).toBe(0);
     expect(warnings()).toEqual([
       "warn: Redis at test-redis refuses database 99 (ERR DB index is out of range): counting in this instance's memory, never in another database, until it takes it",
     ]);

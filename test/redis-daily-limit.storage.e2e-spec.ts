@@ -1,41 +1,19 @@
-import Redis from 'ioredis';
 import { createRedisClient } from '../src/rate-limit/redis/redis-clients';
 import { redisKey } from '../src/rate-limit/redis/redis-daily-count-script';
 import { RedisDailyLimitStorage } from '../src/rate-limit/redis/redis-daily-limit.storage';
-import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
-import { SettableClock } from '../src/testing/settable-clock';
-import { RecordingLogger } from '../src/testing/recording-logger';
-import { startRedisStore } from './helpers/daily-limit';
-import { RedisServer } from './helpers/redis-server';
+import { waitFor } from '../src/testing/processes';
+import { useRedisStore } from './helpers/redis-store';
 import { describeWithTools } from './helpers/system-tools';
 
 /** The Redis store against a real redis-server (its unit spec, with a fake client, is in src/). */
 
 describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-server', () => {
-  let server: RedisServer;
-  let inspect: Redis;
-  let clock: SettableClock;
-  let logger: RecordingLogger;
+  const redis = useRedisStore('2026-11-21T23:59:00.000Z');
   let storage: RedisDailyLimitStorage;
 
-  beforeAll(async () => {
-    server = await RedisServer.start();
-    inspect = new Redis(server.url);
-  }, PROCESS_TEST_TIMEOUT_MS);
-
-  afterAll(async () => {
-    inspect.disconnect();
-    await server.stop();
-  });
-
   beforeEach(async () => {
-    await inspect.flushall();
-    clock = new SettableClock('2026-11-21T23:59:00.000Z');
-    logger = new RecordingLogger();
-    storage = await startRedisStore(server.url, clock, logger);
+    storage = await redis.start();
   });
-
-  afterEach(() => storage.onApplicationShutdown());
 
   it('counts in Redis, with the seconds to midnight UTC, and blocks past the limit', async () => {
     const records = [];
@@ -47,9 +25,9 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-serv
     ]);
     const key = 'depreciation:daily:2026-11-21:198.51.100.1';
     // The day's total, and this instance's own field (what it added).
-    expect(await inspect.hgetall(key)).toEqual({ total: '3', [storage.instance]: '3' });
-    // 60 s to midnight by the instance's clock, plus 60 s of grace.
-    expect(await inspect.ttl(key)).toBe(120);
+    expect(await redis.inspect.hgetall(key)).toEqual({ total: '3', [storage.instance]: '3' });
+    // 60 s to midnight by the instance's redis.clock, plus 60 s of grace.
+    expect(await redis.inspect.ttl(key)).toBe(120);
     expect(storage.state()).toEqual({
       store: 'redis',
       topology: 'standalone',
@@ -57,20 +35,20 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-serv
       shared: true,
       since: '2026-11-21T23:59:00.000Z',
     });
-    expect(logger.lines).toEqual(['log: Daily counters shared in Redis at test-redis']);
+    expect(redis.logger.lines).toEqual(['log: Daily counters shared in Redis at test-redis']);
   });
 
   it('starts a new key on a new UTC day', async () => {
     await storage.hit('198.51.100.2', 5);
-    clock.set('2026-11-22T00:00:00.000Z');
+    redis.clock.set('2026-11-22T00:00:00.000Z');
     const record = await storage.hit('198.51.100.2', 5);
     expect(record).toMatchObject({ totalHits: 1, timeToExpire: 86_400 });
-    expect(await inspect.keys('depreciation:daily:*')).toHaveLength(2);
+    expect(await redis.inspect.keys('depreciation:daily:*')).toHaveLength(2);
   });
 
   it('falls back to memory from the last shared count, logs once, and returns', async () => {
     for (let i = 0; i < 3; i++) await storage.hit('198.51.100.3', 5);
-    await server.kill();
+    await redis.server.kill();
     const during = [];
     for (let i = 0; i < 4; i++) during.push(await storage.hit('198.51.100.3', 5));
     expect(during.map((record) => [record.totalHits, record.isBlocked])).toEqual([
@@ -81,7 +59,7 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-serv
     ]);
     expect(storage.state()).toMatchObject({ counting: 'memory', shared: false });
 
-    await server.restart();
+    await redis.server.restart();
     await waitFor('the storage to count in Redis again', async () =>
       Promise.resolve(storage.state().shared),
     );
@@ -89,11 +67,13 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-serv
     expect(await storage.hit('198.51.100.3', 5)).toMatchObject({
       totalHits: 8,
     });
-    expect(await inspect.hget('depreciation:daily:2026-11-21:198.51.100.3', 'total')).toBe('8');
+    expect(await redis.inspect.hget('depreciation:daily:2026-11-21:198.51.100.3', 'total')).toBe(
+      '8',
+    );
     expect(await storage.hit('198.51.100.4', 5)).toMatchObject({
       totalHits: 1,
     });
-    expect(logger.lines).toEqual([
+    expect(redis.logger.lines).toEqual([
       'log: Daily counters shared in Redis at test-redis',
       expect.stringMatching(
         /^warn: Redis at test-redis unavailable \(.+\): counting in this instance's memory until it is back$/,
@@ -109,7 +89,7 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-serv
     const key = 'depreciation:daily:2026-11-21:198.51.100.5';
     expect(storage.refuseAtOnce('198.51.100.5', 2)).toBeUndefined();
     // Another instance used the client's budget: this one learns it from its next hit.
-    await inspect.hset(key, 'total', '1', 'other-instance', '1');
+    await redis.inspect.hset(key, 'total', '1', 'other-instance', '1');
     expect(await storage.hit('198.51.100.5', 2)).toMatchObject({ totalHits: 2, isBlocked: false });
     expect(storage.refuseAtOnce('198.51.100.5', 2)).toEqual({
       totalHits: 3,
@@ -118,24 +98,24 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-serv
       timeToBlockExpire: 60,
     });
     // Counted in this instance only: no round trip for a refusal.
-    expect(await inspect.hget(key, 'total')).toBe('2');
+    expect(await redis.inspect.hget(key, 'total')).toBe('2');
     expect(storage.refuseAtOnce('198.51.100.6', 2)).toBeUndefined();
   });
 
   it('closes its connection on shutdown, without logging an outage', async () => {
     const clientsBefore = Number(
-      (await inspect.info('clients')).match(/connected_clients:(\d+)/)?.[1],
+      (await redis.inspect.info('clients')).match(/connected_clients:(\d+)/)?.[1],
     );
     await storage.onApplicationShutdown();
     await waitFor('the connection to close', async () => {
-      const info = await inspect.info('clients');
+      const info = await redis.inspect.info('clients');
       return Number(info.match(/connected_clients:(\d+)/)?.[1]) === clientsBefore - 1;
     });
-    expect(logger.lines).toEqual(['log: Daily counters shared in Redis at test-redis']);
+    expect(redis.logger.lines).toEqual(['log: Daily counters shared in Redis at test-redis']);
   });
 
   it('sends the counts of one event-loop turn in one write, each with its own reply', async () => {
-    const client = createRedisClient(server.url);
+    const client = createRedisClient(redis.server.url);
     try {
       await new Promise((ready) => client.once('ready', ready));
       // Every write on the real connection, counted on its way through.
@@ -155,7 +135,7 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-serv
       expect(replies.map((reply) => (reply as number[])[0]).sort((a, b) => a - b)).toEqual(
         Array.from({ length: 50 }, (_, i) => i + 1),
       );
-      expect(await inspect.hget(key, 'total')).toBe('50');
+      expect(await redis.inspect.hget(key, 'total')).toBe('50');
     } finally {
       client.disconnect();
     }

@@ -1,4 +1,5 @@
 import { PROCESS_TEST_TIMEOUT_MS, sleep, waitFor } from '../src/testing/processes';
+import { nextClient, nextClients } from './helpers/clients';
 import { health, redisHealth, remaining } from './helpers/daily-limit';
 import { depreciate, send, TimedAnswer } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
@@ -55,11 +56,12 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
   it(
     'keeps answering and ready when Redis dies, says so once, and shares again when it is back',
     async () => {
-      expect((await alternate(4, '127.0.0.21')).map(remaining)).toEqual([19, 18, 17, 16]);
+      const [before, alone, after] = nextClients(3);
+      expect((await alternate(4, before)).map(remaining)).toEqual([19, 18, 17, 16]);
 
       const killedAt = new Date().toISOString();
       await redis.kill();
-      const during = await alternate(2 * LIMIT, '127.0.0.22');
+      const during = await alternate(2 * LIMIT, alone);
       // Each instance counts alone now: its own budget for the client, never a 5xx.
       expect(during.filter((answer) => answer.status === 200)).toHaveLength(2 * LIMIT);
       for (const server of [a, b]) {
@@ -99,7 +101,7 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
 
       await redis.restart();
       await waitFor('both instances to share counters again', bothShared);
-      expect((await alternate(4, '127.0.0.23')).map(remaining)).toEqual([19, 18, 17, 16]);
+      expect((await alternate(4, after)).map(remaining)).toEqual([19, 18, 17, 16]);
       const shared = { status: 'up', ...redisHealth(true).dailyLimit };
       await waitFor('the strict instance to share again', () => isShared(strict));
       for (const server of [a, b, strict]) {
@@ -125,9 +127,11 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
   it(
     'does not wait on a frozen Redis, and shares again once it answers',
     async () => {
+      const other = nextClient();
+      const client = nextClient();
       redis.pause();
       try {
-        await alternate(10, '127.0.0.24');
+        await alternate(10, client);
         expect(await isShared(a)).toBe(false);
         expect(await isShared(b)).toBe(false);
       } finally {
@@ -139,11 +143,11 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
       for (const server of [a, b]) {
         expect((await send({ port: server.port, path: '/health/ready' })).status).toBe(200);
       }
-      expect((await alternate(2, '127.0.0.26')).map(remaining)).toEqual([19, 18]);
+      expect((await alternate(2, other)).map(remaining)).toEqual([19, 18]);
       // The 10 requests of the freeze reached Redis. The first on each instance timed out, and the
       // frozen Redis applied it late as well: a timed-out command may or may not have been applied,
       // so it is counted again (at most one over, never under). 13th and 14th of the day.
-      expect((await alternate(2, '127.0.0.24')).map(remaining)).toEqual([7, 6]);
+      expect((await alternate(2, client)).map(remaining)).toEqual([7, 6]);
     },
     PROCESS_TEST_TIMEOUT_MS,
   );
@@ -151,7 +155,7 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
   it(
     'keeps the day exact across an outage: what an instance counted alone reaches Redis',
     async () => {
-      const z = '127.0.0.28';
+      const z = nextClient();
       const through = async (server: ServerProcess, count: number) => {
         const answers: TimedAnswer[] = [];
         for (let i = 0; i < count; i++) answers.push(await depreciate(server.port, { from: z }));
@@ -177,11 +181,12 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
   it(
     'starts without Redis, counting in memory, and shares once Redis comes up',
     async () => {
+      const client = nextClient();
       await redis.kill();
       const lonely = await startInstance();
       try {
         expect(await health(lonely.port)).toEqual(redisHealth(false));
-        expect((await depreciate(lonely.port, { from: '127.0.0.27' })).status).toBe(200);
+        expect((await depreciate(lonely.port, { from: client })).status).toBe(200);
         expect(lonely.output).toContain('unavailable at start-up');
         await redis.restart();
         await waitFor('the instance to share counters', () => isShared(lonely));
@@ -204,7 +209,7 @@ describeWithTools(['redis-server'], 'Redis faults under two built instances', ()
         redis.pause();
         // One request, then more while its command is waiting on the frozen Redis.
         for (let i = 0; i < 4; i++) {
-          sent.push(depreciate(slow.port, { from: `127.0.0.${31 + i}` }));
+          sent.push(depreciate(slow.port, { from: nextClient() }));
           // A fixed wait: no state shows a command queued on a frozen Redis (it answers nothing,
           // and the instance exposes no command queue); 100 ms spaces the requests within it.
           await sleep(100);

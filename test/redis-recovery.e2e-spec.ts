@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
 import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { nextClient } from './helpers/clients';
 import { todayKey } from './helpers/daily-limit';
 import { depreciate, send } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
@@ -53,14 +54,16 @@ describeWithTools(
     }, PROCESS_TEST_TIMEOUT_MS);
 
     it('replaces a garbage counter for its client only: both instances stay ready and shared', async () => {
-      expect(await passed(6, '127.0.0.41')).toBe(6);
-      await inspect.set(todayKey('127.0.0.41'), 'abc');
+      const another = nextClient();
+      const client = nextClient();
+      expect(await passed(6, client)).toBe(6);
+      await inspect.set(todayKey(client), 'abc');
       // Fail open from the last count the replacing instance saw: a answered the 5th (b the 6th),
       // so the key starts again at 5 and 15 more pass, not 20 and not every request.
-      expect(await passed(2 * LIMIT, '127.0.0.41')).toBe(LIMIT - 5);
+      expect(await passed(2 * LIMIT, client)).toBe(LIMIT - 5);
       expect(await bothSharedAndReady()).toBe(true);
       // Another client is held to the limit across the two.
-      expect(await passed(2 * LIMIT, '127.0.0.42')).toBe(LIMIT);
+      expect(await passed(2 * LIMIT, another)).toBe(LIMIT);
       expect(a.linesWith('not a daily count') + b.linesWith('not a daily count')).toBe(1);
       expect(a.linesWith('unavailable') + b.linesWith('unavailable')).toBe(0);
     });
@@ -68,12 +71,13 @@ describeWithTools(
     it(
       'keeps a client within its limit when Redis restarts empty',
       async () => {
-        expect(await passed(12, '127.0.0.43')).toBe(12);
+        const client = nextClient();
+        expect(await passed(12, client)).toBe(12);
         await redis.kill();
         await redis.restart();
         await waitFor('both instances to share again', bothSharedAndReady, 10_000);
-        expect(await inspect.hget(todayKey('127.0.0.43'), 'total')).toBe('12');
-        expect(await passed(2 * LIMIT, '127.0.0.43')).toBe(LIMIT - 12);
+        expect(await inspect.hget(todayKey(client), 'total')).toBe('12');
+        expect(await passed(2 * LIMIT, client)).toBe(LIMIT - 12);
       },
       PROCESS_TEST_TIMEOUT_MS,
     );

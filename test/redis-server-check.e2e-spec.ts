@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { nextClient } from './helpers/clients';
 import { health, redisHealth } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
@@ -130,7 +131,7 @@ describeWithTools(['redis-server'], 'The Redis store checks the server it counts
       const line = `Redis at 127.0.0.1:${redis.port} does not let this user run the daily-count script (NOPERM`;
       expect(server.linesWith(line)).toBe(1);
       expect(server.linesWith('unavailable at start-up')).toBe(0);
-      expect((await depreciate(server.port, { from: '127.0.0.61' })).status).toBe(200);
+      expect((await depreciate(server.port, { from: nextClient() })).status).toBe(200);
     },
     PROCESS_TEST_TIMEOUT_MS,
   );

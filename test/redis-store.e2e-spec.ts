@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
 import { limited } from './helpers/bodies';
+import { nextClient } from './helpers/clients';
 import { health, redisHealth, remaining, todayKey } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
@@ -8,6 +9,8 @@ import { ServerProcess, startServer, untilShared } from './helpers/server-proces
 import { describeWithTools } from './helpers/system-tools';
 
 const LIMIT = 20;
+/** The client of the first test, whose key the third reads. */
+const SHARED = nextClient();
 describeWithTools(['redis-server'], 'Daily counters shared in Redis by two built instances', () => {
   let redis: RedisServer;
   const servers: ServerProcess[] = [];
@@ -34,21 +37,22 @@ describeWithTools(['redis-server'], 'Daily counters shared in Redis by two built
   it('shares one budget between requests alternating between the instances', async () => {
     const seen: number[] = [];
     for (let i = 0; i < LIMIT; i++) {
-      const answer = await depreciate((i % 2 ? b : a).port, { from: '127.0.0.11' });
+      const answer = await depreciate((i % 2 ? b : a).port, { from: SHARED });
       expect(answer.status).toBe(200);
       seen.push(remaining(answer));
     }
     expect(seen).toEqual(Array.from({ length: LIMIT }, (_, i) => LIMIT - 1 - i));
     for (const server of [a, b]) {
-      const refused = await depreciate(server.port, { from: '127.0.0.11' });
+      const refused = await depreciate(server.port, { from: SHARED });
       expect(refused.status).toBe(429);
       expect(refused.json).toEqual(limited(LIMIT));
     }
   });
 
   it('lets exactly the limit through a concurrent burst of three times the limit at both', async () => {
+    const client = nextClient();
     const burst = Array.from({ length: 3 * LIMIT }, (_, i) =>
-      depreciate((i % 2 ? b : a).port, { from: '127.0.0.12' }),
+      depreciate((i % 2 ? b : a).port, { from: client }),
     );
     const statuses = (await Promise.all(burst)).map((answer) => answer.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(LIMIT);
@@ -58,7 +62,7 @@ describeWithTools(['redis-server'], 'Daily counters shared in Redis by two built
   it('keys a client by its UTC date (its total in a hash) and lets the key expire after the next midnight UTC', async () => {
     const client = new Redis(redis.url);
     try {
-      const key = todayKey('127.0.0.11');
+      const key = todayKey(SHARED);
       const [count, ttlMs] = await Promise.all([client.hget(key, 'total'), client.pttl(key)]);
       const expiresAt = Date.now() + ttlMs;
       const nextMidnight = Math.ceil(Date.now() / 86_400_000) * 86_400_000;
@@ -74,10 +78,11 @@ describeWithTools(['redis-server'], 'Daily counters shared in Redis by two built
   it(
     "keeps a client's count when an instance restarts",
     async () => {
-      for (let i = 0; i < 5; i++) await depreciate(a.port, { from: '127.0.0.13' });
+      const client = nextClient();
+      for (let i = 0; i < 5; i++) await depreciate(a.port, { from: client });
       await a.stop();
       a = await startInstance();
-      const answer = await depreciate(a.port, { from: '127.0.0.13' });
+      const answer = await depreciate(a.port, { from: client });
       expect(answer.status).toBe(200);
       expect(remaining(answer)).toBe(LIMIT - 6);
     },
@@ -85,8 +90,9 @@ describeWithTools(['redis-server'], 'Daily counters shared in Redis by two built
   );
 
   it('reports shared counting in GET /health, which is not counted', async () => {
-    const before = remaining(await depreciate(b.port, { from: '127.0.0.14' }));
+    const client = nextClient();
+    const before = remaining(await depreciate(b.port, { from: client }));
     expect(await health(b.port)).toEqual(redisHealth(true));
-    expect(remaining(await depreciate(a.port, { from: '127.0.0.14' }))).toBe(before - 1);
+    expect(remaining(await depreciate(a.port, { from: client }))).toBe(before - 1);
   });
 });

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { AddressInfo, createServer, Server } from 'node:net';
 import { README_EXAMPLE_REQUEST } from '../src/testing/readme-example';
 import { answerAt, limited } from './helpers/bodies';
+import { nextClient } from './helpers/clients';
 import { depreciate, send } from './helpers/http';
 import { freePort, sleep } from '../src/testing/processes';
 import { tryConnect } from './helpers/raw-http';
@@ -38,7 +39,7 @@ describe('the built server as a process (node dist/main.js)', () => {
     });
 
     it('states the configured limit in the 429', async () => {
-      const invalid = { body: {}, from: '127.0.0.9' };
+      const invalid = { body: {}, from: nextClient() };
       for (let i = 0; i < 3; i++) await depreciate(server.port, invalid);
       const refused = await depreciate(server.port, invalid);
       expect(refused.status).toBe(429);

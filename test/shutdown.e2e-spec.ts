@@ -9,6 +9,7 @@ import {
   send,
   tally,
 } from './helpers/http';
+import { nextClients } from './helpers/clients';
 import { parseResponses, RawConnection, rawRequest, tryConnect } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
 import { waitFor } from '../src/testing/processes';
@@ -177,11 +178,7 @@ describe('the built server at SIGTERM under load', () => {
     const server = await startServer();
     try {
       // 300 clients, one connection each, and the signal while they arrive.
-      const outcomes = Array.from({ length: 300 }, (_, i) =>
-        outcomeOf(
-          depreciate(server.port, { from: `127.0.${40 + Math.floor(i / 250)}.${(i % 250) + 1}` }),
-        ),
-      );
+      const outcomes = nextClients(300).map((from) => outcomeOf(depreciate(server.port, { from })));
       await new Promise((resolve) => setTimeout(resolve, 20));
       server.signal('SIGTERM');
       const seen = tally(await Promise.all(outcomes));
@@ -229,8 +226,8 @@ describe.each(['0', '1000'])(
         let running = true;
         let busy = 0;
         // 50 clients, each a keep-alive agent with one socket, sending request after request.
-        const clients = Array.from({ length: 50 }, async (_, i) => {
-          const agent = keepAliveAgent(`127.0.1.${i + 1}`, 1);
+        const clients = nextClients(50).map(async (address) => {
+          const agent = keepAliveAgent(address, 1);
           const seen: Outcome[] = [];
           while (running) {
             const outcome = await outcomeOf(

@@ -18,6 +18,7 @@ import { DAY_MS } from '../src/rate-limit/daily-window';
 import { RATE_LIMIT_HEADERS } from '../src/rate-limit/rate-limit-headers';
 import { RecordingLogger } from '../src/testing/recording-logger';
 import { INVALID, limited } from './helpers/bodies';
+import { nextClients } from './helpers/clients';
 import { OverLimitStorage, startRedisStore, todayKey } from './helpers/daily-limit';
 import { depreciate, HttpAnswer, send } from './helpers/http';
 import { RedisServer } from './helpers/redis-server';
@@ -25,7 +26,7 @@ import { describeWithTools } from './helpers/system-tools';
 import { listenTestApp, startupFailure } from './helpers/test-app';
 
 /** Two clients of this suite (each test has an app of its own, so its own budgets). */
-const [ALICE, BOB] = ['127.0.0.181', '127.0.0.182'];
+const [ALICE, BOB] = nextClients(2);
 const POLITE = 'Slow down, fleet';
 
 /** A team's module: two routes, counted like every route. */

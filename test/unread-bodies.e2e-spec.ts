@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { TOO_LARGE } from './helpers/bodies';
 import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { nextClient } from './helpers/clients';
 import { send } from './helpers/http';
 import {
   exchange,
@@ -89,18 +90,19 @@ describe('a body its route does not read (built server, defaults)', () => {
   it(
     'answers GET /health and a preflight under an endless chunked body, then closes, having read a bounded amount',
     async () => {
+      const client = nextClient();
       const readBefore = bytesReadBy(server);
       const streams = [
-        { method: 'GET', path: '/health', from: '127.0.0.111' },
-        { method: 'OPTIONS', path: '/api/depreciate', from: '127.0.0.112' },
-        { method: 'GET', path: '/docs-json', from: '127.0.0.113' },
+        { method: 'GET', path: '/health', from: nextClient() },
+        { method: 'OPTIONS', path: '/api/depreciate', from: nextClient() },
+        { method: 'GET', path: '/docs-json', from: nextClient() },
       ].map((request) => streamEndless(server.port, request));
       // Another client meanwhile: liveness stays fast.
       const live = performance.now();
       const check = await send({
         port: server.port,
         path: '/health/live',
-        localAddress: '127.0.0.114',
+        localAddress: client,
       });
       const liveMs = performance.now() - live;
       const [health, preflight, document] = await Promise.all(streams);
@@ -129,10 +131,10 @@ describe('a body its route does not read (built server, defaults)', () => {
       [
         rawRequest('OPTIONS', '/api/depreciate', declared, 'x'.repeat(16 * KIB)),
         rawRequest('GET', '/health', declared, 'x'.repeat(16 * KIB)),
-      ].map((bytes, n) =>
+      ].map((bytes) =>
         exchange(Buffer.from(bytes), {
           port: server.port,
-          localAddress: `127.0.0.11${5 + n}`,
+          localAddress: nextClient(),
           timeoutMs: 5_000,
         }),
       ),
@@ -146,6 +148,7 @@ describe('a body its route does not read (built server, defaults)', () => {
   });
 
   it('keeps the connection of an honest client: no body, a small body whole, a declared one within the limit', async () => {
+    const client = nextClient();
     const next = rawRequest('GET', '/health/live');
     for (const first of [
       rawRequest('GET', '/health'),
@@ -155,7 +158,7 @@ describe('a body its route does not read (built server, defaults)', () => {
     ]) {
       const connection = await RawConnection.open({
         port: server.port,
-        localAddress: '127.0.0.117',
+        localAddress: client,
       });
       await connection.write(first + next);
       await connection.until((received) => {

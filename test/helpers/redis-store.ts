@@ -1,0 +1,61 @@
+import Redis from 'ioredis';
+import type { RedisDailyLimitStorage } from '../../src/rate-limit/redis/redis-daily-limit.storage';
+import { PROCESS_TEST_TIMEOUT_MS } from '../../src/testing/processes';
+import { RecordingLogger } from '../../src/testing/recording-logger';
+import { SettableClock } from '../../src/testing/settable-clock';
+import { startRedisStore } from './daily-limit';
+import { RedisServer } from './redis-server';
+
+/** What useRedisStore gives each test: set afresh before it, so read it inside the test. */
+export interface RedisStoreFixture {
+  /** The describe's redis-server, emptied before each test. */
+  server: RedisServer;
+  /** A plain client of it, to read and spoil keys. */
+  inspect: Redis;
+  /** The stores' clock, at `at` when each test starts. */
+  clock: SettableClock;
+  /** The stores' log lines of this test. */
+  logger: RecordingLogger;
+  /** A Redis store on `url` (the describe's server unless given), stopped after the test. */
+  start(url?: string): Promise<RedisDailyLimitStorage>;
+}
+
+/**
+ * The Redis store's fixture, called inside a describe: one real redis-server for the describe,
+ * and per test an empty database, a clock at `at`, a fresh logger, and the stores it started
+ * stopped after it.
+ */
+export function useRedisStore(at: string): RedisStoreFixture {
+  const stores: RedisDailyLimitStorage[] = [];
+  const fixture = {
+    clock: new SettableClock(at),
+    logger: new RecordingLogger(),
+    start: async (url = fixture.server.url) => {
+      const store = await startRedisStore(url, fixture.clock, fixture.logger);
+      stores.push(store);
+      return store;
+    },
+  } as RedisStoreFixture;
+
+  beforeAll(async () => {
+    fixture.server = await RedisServer.start();
+    fixture.inspect = new Redis(fixture.server.url);
+  }, PROCESS_TEST_TIMEOUT_MS);
+
+  afterAll(async () => {
+    fixture.inspect?.disconnect();
+    await fixture.server?.stop();
+  });
+
+  beforeEach(async () => {
+    await fixture.inspect.flushall();
+    fixture.clock = new SettableClock(at);
+    fixture.logger = new RecordingLogger();
+  });
+
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((store) => store.onApplicationShutdown()));
+  });
+
+  return fixture;
+}
