@@ -3,7 +3,7 @@ import { errorBody } from './error-body';
 
 /** Every non-2xx answer, exactly: `{ statusCode, message }` (docs/contract.md, "Errors"). */
 @ApiSchema({ name: 'ErrorResponse' })
-export class ErrorResponseDto {
+class ErrorResponseDto {
   @ApiProperty({ description: 'Equals the HTTP status.', example: 400 })
   statusCode!: number;
 
