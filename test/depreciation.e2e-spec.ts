@@ -7,7 +7,7 @@ import {
 } from '../src/testing/readme-example';
 import { answerAt, INTERNAL_ERROR, INVALID, TOO_LARGE, UNSUPPORTED_TYPE } from './helpers/bodies';
 import { SettableClock } from '../src/testing/settable-clock';
-import { MODEL_ANSWERS } from './depreciation.figures';
+import { MODEL_ANSWERS } from './helpers/depreciation-figures';
 import { createTestApp, depreciateIn } from './helpers/test-app';
 
 @Controller('boom')

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { FuzzRequest, fuzzRequest } from './fuzz/requests';
-import { problemWith } from './fuzz/checks';
+import { FuzzRequest, fuzzRequest } from './helpers/fuzz-requests';
+import { problemWith } from './helpers/fuzz-checks';
 import { nextClients } from './helpers/clients';
 import { exchange } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';

@@ -16,7 +16,7 @@ import {
   tableRows,
   Vehicle,
   YEAR,
-} from './page.helpers';
+} from './helpers/calculator-page';
 
 /**
  * The calculator page in a real headless Chromium (Debian's), against the built server started as

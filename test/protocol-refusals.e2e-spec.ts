@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VALID } from './helpers/bodies';
 import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
-import { curlRequests } from './edge.helpers';
+import { curlRequests } from './helpers/edge-clients';
 import { nextClient } from './helpers/clients';
 import { remaining } from './helpers/daily-limit';
 import { depreciate, send } from './helpers/http';

@@ -3,7 +3,7 @@ import { Cluster } from 'ioredis';
 import { nextClient } from './helpers/clients';
 import { todayKey } from './helpers/daily-limit';
 import { describeFailover, passedAcross } from './helpers/failover';
-import { RedisCluster } from './redis-cluster.helpers';
+import { RedisCluster } from './helpers/redis-cluster';
 import { waitFor } from '../src/testing/processes';
 
 let redis: RedisCluster;

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { describeFailover } from './helpers/failover';
-import { RedisSentinels, SENTINEL_NAME } from './redis-sentinel.helpers';
+import { RedisSentinels, SENTINEL_NAME } from './helpers/redis-sentinel';
 
 describeFailover({
   name: 'sentinel',

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
-import { freePort, waitFor } from '../src/testing/processes';
-import { RedisServer } from './helpers/redis-server';
+import { freePort, waitFor } from '../../src/testing/processes';
+import { RedisServer } from './redis-server';
 
 /** The group name the sentinels monitor (REDIS_SENTINEL_NAME). */
 export const SENTINEL_NAME = 'main';

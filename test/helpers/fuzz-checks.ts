@@ -6,8 +6,8 @@ import {
   UNSUPPORTED_MEDIA_TYPE_MESSAGE,
 } from '../../src/common/error-messages';
 import { MAX_PROJECTION_YEARS } from '../../src/depreciation/dto/calculate-depreciation.dto';
-import { FuzzRequest } from './requests';
-import { Exchange, parseResponses, RawResponse } from '../helpers/raw-http';
+import { FuzzRequest } from './fuzz-requests';
+import { Exchange, parseResponses, RawResponse } from './raw-http';
 
 /** The contract's checks on one fuzz answer (docs/contract.md: statuses, error body, success shape). */
 const STATUSES = new Set([200, 400, 404, 413, 415, 429]);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { gzipSync } from 'node:zlib';
-import { bodyBytes, text } from './bodies';
+import { bodyBytes, text } from './fuzz-bodies';
 
 /** One generated request, as bytes, with what the checks need to know about it. */
 export interface FuzzRequest {

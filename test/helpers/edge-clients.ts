@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
-import { HttpAnswer, type Outcome, outcomeOf, parseJson } from './helpers/http';
+import { HttpAnswer, type Outcome, outcomeOf, parseJson } from './http';
 
 /**
  * The clients edge.e2e-spec.ts drives besides Node's http (test/helpers/http.ts: `send`, with and
