@@ -82,6 +82,15 @@ describe('The start scripts', () => {
     ]);
     expect(NODE_FLAGS).toEqual(['--disable-sigusr1']);
   });
+
+  it("are the image's command too (the Dockerfile's CMD: the pinned Node, the same flags)", () => {
+    const command = /^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+    expect(JSON.parse(command?.[1] ?? '[]')).toEqual([
+      '/usr/local/bin/node',
+      ...NODE_FLAGS,
+      'dist/main.js',
+    ]);
+  });
 });
 
 /** Every .js file below `dir`, as paths relative to the project. */
