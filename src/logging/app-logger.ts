@@ -96,10 +96,14 @@ export class AppLogger implements LoggerService {
    * Writes a line as `pino[level](fields, msg)` would, from `fields` already written as JSON
    * (`"a":1,"b":"x"`) and a `msg` that needs no escaping: the request log's one line per answer,
    * with no object built for it. Checked byte for byte against pino's own (request-log.spec.ts).
+   * On stdout it may wait for the end of the event loop's turn (StdoutLog.writeSoon).
    */
   line(level: 'info' | 'warn' | 'error', fields: string, msg: string): void {
     const head = `{"level":"${level}"${this.format.time()}${this.bindings}`;
-    void this.format.destination.write(`${head},${fields},"msg":"${msg}"}\n`);
+    const text = `${head},${fields},"msg":"${msg}"}\n`;
+    const destination = this.format.destination;
+    if (destination instanceof StdoutLog) destination.writeSoon(text);
+    else void destination.write(text);
   }
 
   log(message: unknown, ...params: unknown[]): void {

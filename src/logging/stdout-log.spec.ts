@@ -85,4 +85,60 @@ describe('StdoutLog', () => {
     await flushed;
     expect(out.writableLength).toBe(0);
   });
+
+  describe('request lines held for the end of the turn (writeSoon)', () => {
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+    it('writes the lines of one turn together, in one write, at its end', async () => {
+      const { out, written } = stalledOutput();
+      const log = new StdoutLog(1_000, undefined, out);
+      log.writeSoon('a\n');
+      log.writeSoon('b\n');
+      expect(written).toEqual([]);
+      await turn();
+      expect(written).toEqual(['a\nb\n']);
+    });
+
+    it('keeps the order: any other line writes what is held first', () => {
+      const { out, written } = stalledOutput();
+      const log = new StdoutLog(1_000, undefined, out);
+      log.writeSoon('request\n');
+      log.write('warning\n');
+      expect(written).toEqual(['request\n']);
+      expect(out.writableLength).toBe('request\nwarning\n'.length);
+    });
+
+    it('counts what it holds against the bound, and drops and counts past it', async () => {
+      const { out, written } = stalledOutput();
+      let drops = 0;
+      const log = new StdoutLog(25, () => (drops += 1), out);
+      for (let i = 0; i < 4; i += 1) log.writeSoon('012345678\n');
+      expect(drops).toBe(1);
+      await turn();
+      expect(written).toEqual(['012345678\n'.repeat(3)]);
+    });
+
+    it('writes what it holds when an exit waits for stdout (stdoutWritten)', async () => {
+      const { out, written, release } = stalledOutput();
+      const log = new StdoutLog(1_000, undefined, out);
+      log.writeSoon('last\n');
+      const flushed = stdoutWritten(10_000, out);
+      expect(written).toEqual(['last\n']);
+      release();
+      await flushed;
+      expect(out.writableLength).toBe(0);
+    });
+
+    it('drops and counts each line held when the reader closed the pipe meanwhile', async () => {
+      const { out, written } = stalledOutput();
+      let drops = 0;
+      const log = new StdoutLog(1_000, () => (drops += 1), out);
+      log.writeSoon('a\n');
+      log.writeSoon('b\n');
+      out.destroy();
+      await turn();
+      expect(written).toEqual([]);
+      expect(drops).toBe(2);
+    });
+  });
 });

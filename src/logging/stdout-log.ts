@@ -26,6 +26,11 @@ function watch(out: Output): void {
   out.on('error', () => failed.add(out));
 }
 
+/** Every StdoutLog holding lines for the end of this turn of the event loop (writeSoon). */
+const holding = new Set<StdoutLog>();
+const writeAllHeld = (): void => holding.forEach((log) => log.writeHeld());
+let writesHeldAtExit = false;
+
 /**
  * The log's destination: the process's stdout, which never blocks the event loop. On a pipe or a
  * socket (a container runtime, journald, a collector) Node writes asynchronously: each line goes
@@ -35,9 +40,16 @@ function watch(out: Output): void {
  * When the reader has caught up (the buffer drained) `onResumed` is told how many were dropped
  * meanwhile, once. A reader that closed the pipe is never read again: every further line is dropped
  * and counted. A file or a terminal is written synchronously by Node: nothing waits there.
+ *
+ * The request log's lines (writeSoon) are held until the end of the event loop's turn and handed
+ * to stdout together: one write for every answer of the turn rather than one each (a system call
+ * per line was most of a request line's cost; bench/README.md, "Where the time goes"). Any other
+ * line writes what is held first, so the lines keep their order; an exit writes it (stdoutWritten).
  */
 export class StdoutLog implements DestinationStream {
   private droppedSinceDrain = 0;
+  /** Request lines held for the end of this turn, in order. */
+  private held = '';
   private onResumed: (dropped: number) => void = () => undefined;
 
   constructor(
@@ -53,11 +65,51 @@ export class StdoutLog implements DestinationStream {
    * or more (at least the stream's high-water mark, so its 'drain' event is due) drops the line.
    */
   write(line: string): void {
-    const out = this.out;
-    if (out.writableLength < this.bufferBytes && !out.destroyed && !failed.has(out)) {
-      out.write(line);
+    if (this.held !== '') this.writeHeld();
+    if (this.takes(0)) this.out.write(line);
+    else this.dropped();
+  }
+
+  /**
+   * A line that may wait for the end of this turn of the event loop, written with the others held
+   * then in one write. Counted against the same bound: held and buffered together.
+   */
+  writeSoon(line: string): void {
+    if (!this.takes(this.held.length)) {
+      this.dropped();
       return;
     }
+    if (this.held === '') {
+      holding.add(this);
+      setImmediate(() => this.writeHeld());
+      // An exit that does not wait for stdoutWritten (a crash) still writes them, if it can.
+      if (!writesHeldAtExit) process.once('exit', writeAllHeld);
+      writesHeldAtExit = true;
+    }
+    this.held += line;
+  }
+
+  /** Hands what is held to stdout, in one write. */
+  writeHeld(): void {
+    const lines = this.held;
+    if (lines === '') return;
+    this.held = '';
+    holding.delete(this);
+    // A reader that closed the pipe meanwhile: each line held is dropped and counted.
+    if (this.out.destroyed || failed.has(this.out)) {
+      for (let at = lines.indexOf('\n'); at !== -1; at = lines.indexOf('\n', at + 1)) {
+        this.dropped();
+      }
+    } else this.out.write(lines);
+  }
+
+  /** Whether stdout takes a line more, with `held` characters already waiting to be written. */
+  private takes(held: number): boolean {
+    const out = this.out;
+    return out.writableLength + held < this.bufferBytes && !out.destroyed && !failed.has(out);
+  }
+
+  private dropped(): void {
     this.onDrop();
     this.droppedSinceDrain += 1;
     if (this.droppedSinceDrain === 1) this.out.once('drain', () => this.drained());
@@ -84,6 +136,7 @@ export async function stdoutWritten(
   timeoutMs = EXIT_FLUSH_TIMEOUT_MS,
   out: Pick<Writable, 'writableLength'> = process.stdout,
 ): Promise<void> {
+  writeAllHeld();
   const deadline = Date.now() + timeoutMs;
   // A pipe whose reader went away (EPIPE) takes nothing more: no use waiting for it.
   while (out.writableLength > 0 && !failed.has(out as Output) && Date.now() < deadline) {
