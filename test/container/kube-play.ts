@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { freePort } from '../../src/testing/processes';
+import { freePort } from '../helpers/processes';
 import { Deployment, findObject, KubeObject, objectsIn, Secret } from '../helpers/manifests';
 import { BuildRecord, podman, podmanOk, scratch } from './podman';
 

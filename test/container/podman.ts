@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, waitFor } from '../../src/testing/processes';
+import { freePort, waitFor } from '../helpers/processes';
 import { send } from '../helpers/http';
 
 /** The repository's root, where `npm run image` runs and writes build/image/. */
