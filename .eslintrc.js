@@ -7,10 +7,17 @@ const tseslint = require('typescript-eslint');
 const prettier = require('eslint-plugin-prettier/recommended');
 
 const TESTS = { group: ['**/test/**'], message: 'src/ must not depend on the tests.' };
+// The unit specs share the tests' helpers (test/helpers/: the settable clock, the recording logger,
+// the README's example); nothing else of test/, and no file that ships, imports from there.
+const TEST_HELPERS = {
+  // Git's ignore rules: a file comes back only if its folder does, hence the folder and its files.
+  group: ['**/test/**', '!**/test/helpers', '!**/test/helpers/*'],
+  message: 'A spec in src/ imports only test/helpers/ of the tests.',
+};
 const FEATURES = {
   group: [
     ...['depreciation', 'rate-limit', 'metrics', 'logging', 'health', 'page', 'security'],
-    ...['testing', 'app.module', 'app.setup', 'app.factory', 'main', 'swagger'],
+    ...['app.module', 'app.setup', 'app.factory', 'main', 'swagger'],
   ].map((name) => `../${name}`),
   message: 'config/, common/ and edge/ import no feature folder.',
 };
@@ -68,10 +75,10 @@ module.exports = defineConfig(
       'no-console': ['error', { allow: ['error'] }],
     },
   },
-  // Dependencies point down (README, "Architecture"): src/ never imports the tests; config/,
-  // common/ and edge/ import no feature folder; the edge is the outermost layer, which only the
-  // assembly imports. A later entry replaces an earlier one's rule for the same file, so each lists
-  // all of its patterns.
+  // Dependencies point down (README, "Architecture"): src/ never imports the tests, its specs
+  // only their helpers; config/, common/ and edge/ import no feature folder; the edge is the
+  // outermost layer, which only the assembly imports. A later entry replaces an earlier one's rule
+  // for the same file, so each lists all of its patterns.
   { files: ['src/**/*.ts'], rules: restrictImports(TESTS, EDGE) },
   {
     files: ['src/config/**/*.ts', 'src/common/**/*.ts'],
@@ -80,6 +87,12 @@ module.exports = defineConfig(
   },
   { files: ['src/edge/**/*.ts'], rules: restrictImports(TESTS, FEATURES) },
   { files: ASSEMBLY, rules: restrictImports(TESTS) },
+  {
+    files: ['src/**/*.spec.ts'],
+    ignores: ['src/edge/**'],
+    rules: restrictImports(TEST_HELPERS, EDGE),
+  },
+  { files: ['src/edge/**/*.spec.ts'], rules: restrictImports(TEST_HELPERS, FEATURES) },
   { files: ['test/**/*.ts', 'bench/**/*.ts'], rules: restrictImports(EDGE) },
   // What the edge knows of a connection is one Connection (issue 29), not slots on Node's objects.
   {

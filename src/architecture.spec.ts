@@ -7,26 +7,36 @@ const ASSEMBLY = ['app.setup.ts', 'main.ts', 'metrics/metrics.server.ts'];
 const EDGE_IMPORT = /\bfrom\s+'(?:\.\.?\/)+(?:[\w.-]+\/)*edge(?:\/[\w.-]+)?'/;
 /** A Symbol made to be a slot on another object (Symbol('x'), Symbol.for('x')). */
 const SYMBOL_SLOT = /\bSymbol(?:\.for)?\s*\(/;
+/** An import, re-export or require of a module under the repository's test/: its path below test/. */
+const TEST_IMPORT = /\b(?:from|import|require)\s*\(?\s*'(?:\.\.\/)+test\/([\w./-]+)'/g;
 
-/** Every TypeScript file under src/ that ships (no spec), by its path relative to src/. */
-function sources(dir: string = __dirname): string[] {
+/** Every TypeScript file under src/, by its path relative to src/. */
+function typescriptFiles(dir: string = __dirname): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')
-      ? [relative(__dirname, path)]
-      : [];
+    if (entry.isDirectory()) return typescriptFiles(path);
+    return entry.name.endsWith('.ts') ? [relative(__dirname, path)] : [];
   });
 }
 
 const text = (file: string): string => readFileSync(join(__dirname, file), 'utf8');
+/** What `source` imports from test/, each by its path below test/. */
+const testImports = (source: string): string[] =>
+  [...source.matchAll(TEST_IMPORT)].map((match) => match[1]);
 
 /**
- * The structure of issue 29, checked where ESLint may not run: the edge is the outermost layer,
- * and what it knows of a connection is one object, not slots on Node's objects.
+ * The structure of issues 29 and 31, checked where ESLint may not run: the edge is the outermost
+ * layer, what it knows of a connection is one object, not slots on Node's objects, and of the
+ * tests only the specs use anything, their shared helpers (test/helpers/).
  */
 describe('the architecture of src/', () => {
-  const files = sources();
+  const all = typescriptFiles();
+  /** The files that ship: no spec. */
+  const files = all.filter((file) => !file.endsWith('.spec.ts'));
+  // This spec aside: its own examples below name modules of test/ on purpose.
+  const specs = all.filter(
+    (file) => file.endsWith('.spec.ts') && file !== relative(__dirname, __filename),
+  );
 
   it('has only the assembly import src/edge', () => {
     const importers = files.filter(
@@ -40,8 +50,32 @@ describe('the architecture of src/', () => {
     expect(files.filter((file) => SYMBOL_SLOT.test(text(file)))).toEqual([]);
   });
 
+  it('ships nothing that imports the tests', () => {
+    expect(files.filter((file) => testImports(text(file)).length > 0)).toEqual([]);
+  });
+
+  it('has its specs import only test/helpers/ of the tests', () => {
+    const outside = specs.flatMap((spec) =>
+      testImports(text(spec))
+        .filter((path) => !/^helpers\/[\w.-]+$/.test(path))
+        .map((path) => `${spec}: test/${path}`),
+    );
+    expect(outside).toEqual([]);
+  });
+
   it('finds what it looks for (the checks above are not vacuous)', () => {
     expect(files).toContain('edge/edge.ts');
+    expect(specs.filter((spec) => testImports(text(spec)).length > 0).length).toBeGreaterThan(0);
+    expect(testImports("import { x } from '../../../test/helpers/settable-clock';")).toEqual([
+      'helpers/settable-clock',
+    ]);
+    expect(testImports("import '../test/setup-env';\nexport * from '../../test/x';")).toEqual([
+      'setup-env',
+      'x',
+    ]);
+    expect(testImports("require('../../test/helpers/../setup-env');")).toEqual([
+      'helpers/../setup-env',
+    ]);
     expect(EDGE_IMPORT.test("import { installEdge } from './edge/edge';")).toBe(true);
     expect(EDGE_IMPORT.test("import { answerError } from '../../edge/answers';")).toBe(true);
     expect(SYMBOL_SLOT.test("const KEY = Symbol('key');")).toBe(true);

@@ -1,5 +1,5 @@
 import { MemoryDailyLimitStorage } from '../src/rate-limit/memory-daily-limit.storage';
-import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
 import { nextClient } from './helpers/clients';
 import { remaining } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';

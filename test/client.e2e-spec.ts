@@ -6,8 +6,8 @@ import {
   FetchLike,
 } from '@vehicle-depreciation/client';
 import { performance } from 'node:perf_hooks';
-import { freePort, PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
-import { README_EXAMPLE_REQUEST } from '../src/testing/readme-example';
+import { freePort, PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
+import { README_EXAMPLE_REQUEST } from './helpers/readme-example';
 import { recordAnswer } from './helpers/bodies';
 import { RawConnection } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';

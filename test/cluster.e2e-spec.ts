@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { PROCESS_TEST_TIMEOUT_MS, RunningProcess } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS, RunningProcess } from './helpers/processes';
 import { nextClient } from './helpers/clients';
 import { health, redisHealth, remaining } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';

@@ -4,9 +4,9 @@ import {
   README_EXAMPLE_ANSWER,
   README_EXAMPLE_AT,
   README_EXAMPLE_REQUEST as EXAMPLE,
-} from '../src/testing/readme-example';
+} from './helpers/readme-example';
 import { answerAt, INTERNAL_ERROR, INVALID, TOO_LARGE, UNSUPPORTED_TYPE } from './helpers/bodies';
-import { SettableClock } from '../src/testing/settable-clock';
+import { SettableClock } from './helpers/settable-clock';
 import { MODEL_ANSWERS } from './helpers/depreciation-figures';
 import { createTestApp, depreciateIn } from './helpers/test-app';
 

@@ -7,7 +7,7 @@ import request from 'supertest';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIV3 } from 'openapi-types';
 import { expectDocumentedAnswer } from './helpers/openapi';
-import { README_EXAMPLE_REQUEST } from '../src/testing/readme-example';
+import { README_EXAMPLE_REQUEST } from './helpers/readme-example';
 import { INTERNAL_ERROR, INVALID, limited, TOO_LARGE, UNSUPPORTED_TYPE } from './helpers/bodies';
 import { exchange, parseResponses, type RawResponse } from './helpers/raw-http';
 import { createTestApp, listenTestApp } from './helpers/test-app';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { limited, TOO_LARGE, VALID } from './helpers/bodies';
-import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
 import { curlRequests, fetchRequest, openConnections } from './helpers/edge-clients';
 import { nextClient, nextClients } from './helpers/clients';
 import { remaining } from './helpers/daily-limit';

@@ -6,7 +6,7 @@ import { depreciate, send } from './helpers/http';
 import { exchange, parseResponses, rawRequest, RawConnection } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
 import { listenTestApp } from './helpers/test-app';
-import { sleep } from '../src/testing/processes';
+import { sleep } from './helpers/processes';
 
 type Body = { statusCode: number; message: string };
 type Answers = Record<number, Body>;

@@ -1,7 +1,7 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { README_EXAMPLE_ANSWER, README_EXAMPLE_AT } from '../src/testing/readme-example';
+import { README_EXAMPLE_ANSWER, README_EXAMPLE_AT } from './helpers/readme-example';
 import { INVALID, VALID } from './helpers/bodies';
-import { SettableClock } from '../src/testing/settable-clock';
+import { SettableClock } from './helpers/settable-clock';
 import { exchange, parseResponses } from './helpers/raw-http';
 import { createTestApp, depreciateIn, listenTestApp } from './helpers/test-app';
 

@@ -1,5 +1,5 @@
 import { TOO_LARGE } from './helpers/bodies';
-import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS, waitFor } from './helpers/processes';
 import { nextClient, nextClients } from './helpers/clients';
 import { remaining } from './helpers/daily-limit';
 import { depreciate, send } from './helpers/http';

@@ -1,4 +1,4 @@
-import { accepts, PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { accepts, PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
 import { nextClient } from './helpers/clients';
 import { keepAliveAgent, send } from './helpers/http';
 import { ServerProcess, startServer } from './helpers/server-process';

@@ -1,4 +1,4 @@
-import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS, waitFor } from './helpers/processes';
 import { VALID } from './helpers/bodies';
 import { nextClient } from './helpers/clients';
 import { remaining } from './helpers/daily-limit';

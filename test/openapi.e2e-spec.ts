@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
 import { send } from './helpers/http';
 import { ServerProcess, startServer } from './helpers/server-process';
 

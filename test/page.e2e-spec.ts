@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, BrowserContext, BrowserContextOptions, chromium, Page } from 'playwright-core';
 import { ServerProcess, startServer } from './helpers/server-process';
-import { waitFor } from '../src/testing/processes';
+import { waitFor } from './helpers/processes';
 import {
   askApi,
   axeViolations,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
-import { pipeliningFlood } from '../src/testing/pipelining-flood';
+import { PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
+import { pipeliningFlood } from './helpers/pipelining-flood';
 import { ServerProcess, startServer } from './helpers/server-process';
 import { describeWithTools } from './helpers/system-tools';
 

@@ -3,8 +3,8 @@ import {
   README_EXAMPLE_ANSWER,
   README_EXAMPLE_AT,
   README_EXAMPLE_REQUEST as EXAMPLE,
-} from '../src/testing/readme-example';
-import { SettableClock } from '../src/testing/settable-clock';
+} from './helpers/readme-example';
+import { SettableClock } from './helpers/settable-clock';
 import { answerAt, INVALID } from './helpers/bodies';
 import { nextClient } from './helpers/clients';
 import { depreciate } from './helpers/http';

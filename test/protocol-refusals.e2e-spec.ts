@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VALID } from './helpers/bodies';
-import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
 import { curlRequests } from './helpers/edge-clients';
 import { nextClient } from './helpers/clients';
 import { remaining } from './helpers/daily-limit';

@@ -13,8 +13,8 @@ import { nextClient } from './helpers/clients';
 import { depreciate, HttpAnswer, send } from './helpers/http';
 import { INTERNAL_ERROR, INVALID, limited, UNSUPPORTED_TYPE, VALID } from './helpers/bodies';
 import { OverLimitStorage } from './helpers/daily-limit';
-import { SettableClock } from '../src/testing/settable-clock';
-import { README_EXAMPLE_ANSWER } from '../src/testing/readme-example';
+import { SettableClock } from './helpers/settable-clock';
+import { README_EXAMPLE_ANSWER } from './helpers/readme-example';
 import { MAIN_JS, runToExit } from './helpers/server-process';
 import { listenTestApp, scrapeMetrics, startupFailure } from './helpers/test-app';
 

@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS, waitFor } from './helpers/processes';
 import { nextClients } from './helpers/clients';
 import { remaining } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';

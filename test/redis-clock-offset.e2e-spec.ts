@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS, waitFor } from './helpers/processes';
 import { nextClient } from './helpers/clients';
 import { health, redisHealth, remaining } from './helpers/daily-limit';
 import { depreciate, send } from './helpers/http';

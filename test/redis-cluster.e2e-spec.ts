@@ -4,7 +4,7 @@ import { nextClient } from './helpers/clients';
 import { todayKey } from './helpers/daily-limit';
 import { describeFailover, passedAcross } from './helpers/failover';
 import { RedisCluster } from './helpers/redis-cluster';
-import { waitFor } from '../src/testing/processes';
+import { waitFor } from './helpers/processes';
 
 let redis: RedisCluster;
 let inspect: Cluster;

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
-import { leakedParts, PASSWORD_SHAPES } from '../src/testing/password-leaks';
-import { freePort, PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { leakedParts, PASSWORD_SHAPES } from './helpers/password-leaks';
+import { freePort, PROCESS_TEST_TIMEOUT_MS, waitFor } from './helpers/processes';
 import { nextClient } from './helpers/clients';
 import { health, redisHealth } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';

@@ -1,5 +1,5 @@
 import { RedisDailyLimitStorage } from '../src/rate-limit/redis/redis-daily-limit.storage';
-import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS, waitFor } from './helpers/processes';
 import { untilAskedTwiceMore } from './helpers/redis-server';
 import { useRedisStore } from './helpers/redis-store';
 import { describeWithTools } from './helpers/system-tools';

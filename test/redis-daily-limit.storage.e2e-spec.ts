@@ -1,7 +1,7 @@
 import { createRedisClient } from '../src/rate-limit/redis/redis-clients';
 import { redisKey } from '../src/rate-limit/redis/redis-daily-count-script';
 import { RedisDailyLimitStorage } from '../src/rate-limit/redis/redis-daily-limit.storage';
-import { waitFor } from '../src/testing/processes';
+import { waitFor } from './helpers/processes';
 import { useRedisStore } from './helpers/redis-store';
 import { describeWithTools } from './helpers/system-tools';
 

@@ -1,4 +1,4 @@
-import { PROCESS_TEST_TIMEOUT_MS, sleep, waitFor } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS, sleep, waitFor } from './helpers/processes';
 import { nextClient, nextClients } from './helpers/clients';
 import { health, redisHealth, remaining } from './helpers/daily-limit';
 import { depreciate, send, TimedAnswer } from './helpers/http';

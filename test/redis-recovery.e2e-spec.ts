@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS, waitFor } from './helpers/processes';
 import { nextClient } from './helpers/clients';
 import { todayKey } from './helpers/daily-limit';
 import { depreciate, send } from './helpers/http';

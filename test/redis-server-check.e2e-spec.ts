@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { freePort, PROCESS_TEST_TIMEOUT_MS, waitFor } from './helpers/processes';
 import { nextClient } from './helpers/clients';
 import { health, redisHealth } from './helpers/daily-limit';
 import { depreciate } from './helpers/http';

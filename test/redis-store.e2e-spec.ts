@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
 import { limited } from './helpers/bodies';
 import { nextClient } from './helpers/clients';
 import { health, redisHealth, remaining, todayKey } from './helpers/daily-limit';

@@ -1,10 +1,10 @@
 import { once } from 'node:events';
 import { AddressInfo, createServer, Server } from 'node:net';
-import { README_EXAMPLE_REQUEST } from '../src/testing/readme-example';
+import { README_EXAMPLE_REQUEST } from './helpers/readme-example';
 import { answerAt, limited } from './helpers/bodies';
 import { nextClient } from './helpers/clients';
 import { depreciate, send } from './helpers/http';
-import { freePort, sleep } from '../src/testing/processes';
+import { freePort, sleep } from './helpers/processes';
 import { tryConnect } from './helpers/raw-http';
 import { runToExit, ServerProcess, startServer } from './helpers/server-process';
 import { describeIsolated, ISOLATED_NETWORK } from './helpers/system-tools';

@@ -12,7 +12,7 @@ import {
 import { nextClients } from './helpers/clients';
 import { parseResponses, RawConnection, rawRequest, tryConnect } from './helpers/raw-http';
 import { ServerProcess, startServer } from './helpers/server-process';
-import { waitFor } from '../src/testing/processes';
+import { waitFor } from './helpers/processes';
 
 const BODY = JSON.stringify(VALID);
 

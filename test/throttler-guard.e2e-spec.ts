@@ -16,7 +16,7 @@ import { DailyLimitGuard } from '../src/rate-limit/daily-limit.guard';
 import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
 import { DAY_MS } from '../src/rate-limit/daily-window';
 import { RATE_LIMIT_HEADERS } from '../src/rate-limit/rate-limit-headers';
-import { RecordingLogger } from '../src/testing/recording-logger';
+import { RecordingLogger } from './helpers/recording-logger';
 import { INVALID, limited } from './helpers/bodies';
 import { nextClients } from './helpers/clients';
 import { OverLimitStorage, startRedisStore, todayKey } from './helpers/daily-limit';

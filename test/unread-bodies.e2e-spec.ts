@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { TOO_LARGE } from './helpers/bodies';
-import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
 import { nextClient } from './helpers/clients';
 import { send } from './helpers/http';
 import {

@@ -1,14 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { sleep } from '../../src/testing/processes';
-import { README_EXAMPLE_REQUEST } from '../../src/testing/readme-example';
+import { sleep } from '../helpers/processes';
+import { README_EXAMPLE_REQUEST } from '../helpers/readme-example';
 import { answerAt } from '../helpers/bodies';
 import { remaining } from '../helpers/daily-limit';
 import { keepAliveAgent, type Outcome, outcomeOf, POST_JSON, send, tally } from '../helpers/http';
 import { describeWithTools } from '../helpers/system-tools';
-import { KubePlay } from './kube-play';
-import { BuildRecord, buildImage, Container, IMAGE, podman, podmanOk, ROOT } from './podman';
+import { KubePlay } from '../helpers/kube-play';
+import {
+  BuildRecord,
+  buildImage,
+  Container,
+  IMAGE,
+  podman,
+  podmanOk,
+  ROOT,
+} from '../helpers/podman';
 
 /**
  * The image `npm run image` builds, run as operators run it (podman), and deploy/kubernetes/ played

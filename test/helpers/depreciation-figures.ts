@@ -1,4 +1,4 @@
-import { README_EXAMPLE_AT } from '../../src/testing/readme-example';
+import { README_EXAMPLE_AT } from './readme-example';
 
 /**
  * The whole answers test/depreciation.e2e-spec.ts expects, written down: the README's example (a

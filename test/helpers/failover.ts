@@ -6,7 +6,7 @@ import { depreciate } from './http';
 import type { RedisServer } from './redis-server';
 import { isShared, ServerProcess, startServer, untilShared } from './server-process';
 import { describeWithTools } from './system-tools';
-import { sleep, waitFor } from '../../src/testing/processes';
+import { sleep, waitFor } from './processes';
 
 /** The daily limit of the failover tests: a client uses 60 of it before the failover. */
 export const FAILOVER_LIMIT = 100;

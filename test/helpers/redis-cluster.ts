@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
-import { freePort, RunningProcess, waitFor } from '../../src/testing/processes';
+import { freePort, RunningProcess, waitFor } from './processes';
 import { RedisServer } from './redis-server';
 
 /** How long cluster nodes wait before they call a silent node failing (the tests' failover). */

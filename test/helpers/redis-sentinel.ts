@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
-import { freePort, waitFor } from '../../src/testing/processes';
+import { freePort, waitFor } from './processes';
 import { RedisServer } from './redis-server';
 
 /** The group name the sentinels monitor (REDIS_SENTINEL_NAME). */

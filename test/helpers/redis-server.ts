@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { freePort, RunningProcess, waitFor } from '../../src/testing/processes';
+import { freePort, RunningProcess, waitFor } from './processes';
 import { RawConnection } from './raw-http';
 
 /** Whether something on 127.0.0.1:port answers a Redis PING. */

@@ -1,8 +1,8 @@
 import Redis from 'ioredis';
 import type { RedisDailyLimitStorage } from '../../src/rate-limit/redis/redis-daily-limit.storage';
-import { PROCESS_TEST_TIMEOUT_MS } from '../../src/testing/processes';
-import { RecordingLogger } from '../../src/testing/recording-logger';
-import { SettableClock } from '../../src/testing/settable-clock';
+import { PROCESS_TEST_TIMEOUT_MS } from './processes';
+import { RecordingLogger } from './recording-logger';
+import { SettableClock } from './settable-clock';
 import { startRedisStore } from './daily-limit';
 import { RedisServer } from './redis-server';
 

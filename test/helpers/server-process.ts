@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { freePort, RunningProcess, serverNodeFlags, waitFor } from '../../src/testing/processes';
+import { freePort, RunningProcess, serverNodeFlags, waitFor } from './processes';
 import { health } from './daily-limit';
 import { send } from './http';
 

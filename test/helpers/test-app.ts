@@ -14,7 +14,7 @@ import { encodeBody, send } from './http';
 export interface TestAppOptions {
   /** Extra modules, controllers or providers, as a team extending the API would add them. */
   extra?: Pick<ModuleMetadata, 'imports' | 'controllers' | 'providers'>;
-  /** The application's clock (a SettableClock, src/testing/settable-clock.ts) instead of the system's. */
+  /** The application's clock (a SettableClock, test/helpers/settable-clock.ts) instead of the system's. */
   clock?: Clock;
   /** Override providers (the storage, the logger, …) before compiling. */
   override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;

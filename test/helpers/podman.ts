@@ -2,8 +2,11 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, waitFor } from '../../src/testing/processes';
-import { send } from '../helpers/http';
+import { freePort, waitFor } from './processes';
+import { send } from './http';
+
+// The container suite's helpers (npm run test:container, test/container/), with kube-play.ts: the
+// image built and run under podman. npm test does not use them.
 
 /** The repository's root, where `npm run image` runs and writes build/image/. */
 export const ROOT = join(__dirname, '..', '..');

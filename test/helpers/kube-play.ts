@@ -1,12 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { freePort } from '../../src/testing/processes';
-import { Deployment, findObject, KubeObject, objectsIn, Secret } from '../helpers/manifests';
+import { freePort } from './processes';
+import { Deployment, findObject, KubeObject, objectsIn, Secret } from './manifests';
 import { BuildRecord, podman, podmanOk, scratch } from './podman';
 
 /**
- * deploy/kubernetes/ under `podman kube play` (podman 4.3, Debian 12), changed only where podman
+ * deploy/kubernetes/ under `podman kube play` (podman 4.3, Debian 12), for the container suite only
+ * (npm run test:container, test/container/; podman.ts is the rest of it), changed only where podman
  * differs from a cluster:
  * - it has no Services: the Redis Service's name is mapped to the Redis pod's address (hostAliases);
  * - it honours `replicas`, but publishes every containerPort on the host's same port, so a second

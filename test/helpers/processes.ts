@@ -7,8 +7,8 @@ import { Readable } from 'node:stream';
 /**
  * Starting a program, waiting for its port (or any readiness), stopping it and keeping its output:
  * the one process runner of the e2e tests (test/helpers/server-process.ts, redis-server.ts), the
- * bench (bench/) and `npm run cluster` (scripts/cluster.js, which loads it from dist/). Node's own
- * modules only.
+ * unit specs, the bench (bench/) and `npm run cluster` (scripts/cluster.js, which loads it from
+ * dist-tools/, where `npm run build:tools` compiles it). Node's own modules only.
  */
 
 /** For hooks and tests that start programs: jest's 5 s default is tight on a busy CI machine. */
