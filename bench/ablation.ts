@@ -4,7 +4,7 @@ import { ADDITIONS, type Addition } from './assemble';
 import { waitFor } from '../test/helpers/processes';
 import * as c from './common';
 import { type LoadSummary, stopLoad, unexpectedAnswers } from './load';
-import { fixed, machine, median } from './report';
+import { fixed, machine, median, times } from './report';
 import { tailOf } from './tail';
 import { runWrk, WRK } from './wrk';
 
@@ -126,6 +126,7 @@ const usPerRequest = (v: Variant) =>
 
 /** The table: each variant's req/s, p99, server µs per request, and what its addition costs. */
 function table(): string {
+  const bare = median(VARIANTS.at(-1)!.runs.map((s) => s.requestsPerSecond));
   const lines = VARIANTS.map((v) => {
     const rps = median(v.runs.map((s) => s.requestsPerSecond));
     const p99 = median(v.runs.map((s) => s.p99Ms));
@@ -138,6 +139,7 @@ function table(): string {
     const cells = [
       v.label,
       Math.round(rps),
+      times(rps / bare),
       fixed(p99, 1),
       fixed(usPerRequest(v), 1),
       cost,
@@ -150,8 +152,8 @@ function table(): string {
   return [
     `${machine()}; wrk -c${CONNECTIONS}, ${ROUNDS} rounds × ${SECONDS} s`,
     '',
-    '| variant | req/s | p99 ms | CPU µs/request | less than the whole service (µs/request) | KiB allocated/request | less than the whole service (KiB) | RSS after, MiB | each round (µs/request) |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|---|',
+    '| variant | req/s | × the bare route | p99 ms | CPU µs/request | less than the whole service (µs/request) | KiB allocated/request | less than the whole service (KiB) | RSS after, MiB | each round (µs/request) |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|---|',
     ...lines,
   ].join('\n');
 }

@@ -4,6 +4,16 @@ import { join } from 'node:path';
 import { CAN_PIN, LOAD_CPU, ROOT, type Server, SERVER_CPU } from './common';
 import type { LoadSummary } from './load';
 import type { StoreMemory } from './memory';
+import { WRK } from './wrk';
+
+/**
+ * The load generators: the rounds' (the table and the goals) and the one beside it on three rows.
+ * wrk first when on PATH: one C thread, it is not the limit for any target here (autocannon, Node
+ * on one core, was for the fastest: bench/README.md, "Two load generators").
+ */
+export const GENERATORS = WRK
+  ? { first: 'wrk', beside: 'autocannon' }
+  : { first: 'autocannon', beside: undefined };
 
 type Figure = 'seconds' | 'rounds' | 'warmup' | 'connections' | 'soakSeconds' | 'startUps' | 'took';
 /** The run's settings (bench/README.md's variables), its load average at the start, its duration. */
@@ -23,10 +33,11 @@ export interface Row {
   status: number;
   workload: 'readme' | 'largest' | 'projected';
   problem?: string;
+  /** The rounds of the first generator (GENERATORS.first). */
   rounds: LoadSummary[];
-  /** wrk's rounds beside autocannon's (bench/wrk.ts), for the rows it loads. */
-  wrk: LoadSummary[];
-  wrkProblem?: string;
+  /** The rounds of the generator beside it, for the rows it loads. */
+  beside: LoadSummary[];
+  besideProblem?: string;
   rss: number;
 }
 /** A soak: RSS every 10 s from the start of its load and once after, what was wrong with its answers. */
@@ -50,10 +61,10 @@ export function median(values: number[]): number {
   if (!sorted.length) return NaN;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
-type Runs = 'rounds' | 'wrk';
-/** The median of a figure over a row's rounds (autocannon's or wrk's); NaN for a missing or spoilt row. */
+type Runs = 'rounds' | 'beside';
+/** The median of a figure over a row's rounds (either generator's); NaN for a missing or spoilt row. */
 function med(row: Row | undefined, figure: (s: LoadSummary) => number, runs: Runs = 'rounds') {
-  const spoilt = runs === 'rounds' ? row?.problem : row?.wrkProblem;
+  const spoilt = runs === 'rounds' ? row?.problem : row?.besideProblem;
   return !row || spoilt ? NaN : median(row[runs].map(figure));
 }
 export const rps = (row?: Row, runs?: Runs) => med(row, (s) => s.requestsPerSecond, runs);
@@ -87,20 +98,21 @@ ${lines.join('\n')}
 Server CPU under ~95 %: the server was not the bottleneck (or was starved), its req/s a lower bound.`;
 }
 
-function wrkTable(rows: Row[], connections: number): string {
-  const loaded = rows.filter((row) => row.wrk.length || row.wrkProblem);
-  if (!loaded.length) return 'Not run: wrk is not on PATH, or BENCH_WRK=0.';
-  const intro = `The same rows under wrk (\`-t1\`, ${connections} connections, pinned like autocannon), one run after autocannon's in each round; medians over the rounds. Where wrk gets more from a server that autocannon left under ~95 % CPU, autocannon was the limit.`;
+function besideTable(rows: Row[], connections: number): string {
+  const { first, beside } = GENERATORS;
+  const loaded = rows.filter((row) => row.beside.length || row.besideProblem);
+  if (!beside || !loaded.length) return 'Not run: wrk is not on PATH, or BENCH_WRK=0.';
+  const intro = `The same rows under ${beside} (${connections} connections, pinned like ${first}), one run after ${first}'s in each round; medians over the rounds. Where one generator gets more from a server the other left under ~95 % CPU, the other was the limit.`;
   const lines = loaded.map((row) => {
-    const [a, w] = [rps(row), rps(row, 'wrk')];
-    const cells = row.wrkProblem
-      ? `**not measured: ${row.wrkProblem}**`
-      : `${count(a)} | ${count(w)} | ${times(w / a)} | ${fixed(p99(row))} | ${fixed(p99(row, 'wrk'))} | ${cpu(row)} % · ${cpu(row, 'wrk')} %`;
+    const [a, b] = [rps(row), rps(row, 'beside')];
+    const cells = row.besideProblem
+      ? `**not measured: ${row.besideProblem}**`
+      : `${count(a)} | ${count(b)} | ${times(b / a)} | ${fixed(p99(row))} | ${fixed(p99(row, 'beside'))} | ${cpu(row)} % · ${cpu(row, 'beside')} %`;
     return `| ${row.label} | ${cells} |`;
   });
   return `${intro}
 
-| target | autocannon req/s | wrk req/s | wrk / autocannon | autocannon p99 ms | wrk p99 ms | server CPU (autocannon · wrk) |
+| target | ${first} req/s | ${beside} req/s | ${beside} / ${first} | ${first} p99 ms | ${beside} p99 ms | server CPU (${first} · ${beside}) |
 |---|--:|--:|--:|--:|--:|--:|
 ${lines.join('\n')}`;
 }
@@ -141,11 +153,11 @@ ${store.map(storeRow).join('\n')}`;
 /** How the run was made: the list at the top of RESULTS.md. */
 function setup(s: Settings): string {
   const pinning = CAN_PIN
-    ? `servers and redis-server on core ${SERVER_CPU}, autocannon on core ${LOAD_CPU} (taskset)`
+    ? `servers and redis-server on core ${SERVER_CPU}, the load generators on core ${LOAD_CPU} (taskset)`
     : 'none (taskset unavailable or a single core)';
   return `- Machine: ${machine()}.
 - Pinning: ${pinning}.
-- Load: autocannon, ${s.connections} keep-alive connections, \`POST /api/depreciate\`; a ${s.warmup} s warm-up per row, then ${s.rounds} rounds × ${s.seconds} s, the rows alternating within each round; req/s is the median over the rounds. wrk beside it for three rows, when on PATH (below).
+- Load: ${GENERATORS.first === 'wrk' ? 'wrk (`-t1`)' : 'autocannon (wrk not on PATH)'}, ${s.connections} keep-alive connections, \`POST /api/depreciate\`; a ${s.warmup} s warm-up per row, then ${s.rounds} rounds × ${s.seconds} s, the rows alternating within each round; req/s is the median over the rounds.${GENERATORS.beside ? ` ${GENERATORS.beside} beside it for three rows (below).` : ''}
 - Bodies: the README example (2020 sedan, 7 entries), the largest answer (\`purchaseYear\` 1900, one entry a year since), and the same with \`projectionYears\` 10 (ten more entries).
 - Runtime: every target and the load generator run on the pinned Node ${process.version} (the \`node\` package in the lock file).
 - Service: \`node dist/main.js\`, NODE_ENV=production, LOG_LEVEL=${process.env.BENCH_LOG_LEVEL ?? 'info'}, stdout to /dev/null (not a TTY), stderr to \`bench/.out/\`; RATE_LIMIT_PER_DAY=10⁹ (counts, never refuses), 1 for the 429 row; the peer restarted before each round. The soaks and start-ups load the service and the bare Nest route alike.
@@ -168,9 +180,9 @@ ${setup(s)}
 
 ${throughputTable(rows)}
 
-## Autocannon beside wrk
+## ${GENERATORS.beside ? `${GENERATORS.beside} beside ${GENERATORS.first}` : 'A second load generator'}
 
-${wrkTable(rows, s.connections)}
+${besideTable(rows, s.connections)}
 
 ## Start-up
 

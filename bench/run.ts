@@ -21,15 +21,18 @@ const settings: r.Settings = {
 const started = Date.now();
 const log = (line: string) =>
   console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`);
-/** The rows wrk loads too, beside autocannon (bench/wrk.ts). */
-const WRK_TARGETS = ['service', 'bare-nest', 'express-ceiling'];
+/** The rows the second load generator loads too, beside the first (report.ts's GENERATORS). */
+const BESIDE_TARGETS = ['service', 'bare-nest', 'express-ceiling'];
 let redis: c.Server | undefined;
 
 const urlOf = (t: r.Target) => `http://127.0.0.1:${t.server?.port ?? 0}${c.ROUTE}`;
 const BODIES = { readme: c.README_BODY, largest: c.LARGEST_BODY, projected: c.PROJECTED_BODY };
 const bodyOf = (row: Pick<r.Row, 'workload'>) => BODIES[row.workload];
 type Runner = (options: LoadOptions) => Promise<LoadSummary>;
-const load = (row: Pick<r.Row, 'target' | 'workload'>, seconds: number, run: Runner = runLoad) => {
+/** The rounds' load generator: wrk (C, one thread) when on PATH, else autocannon; the other beside. */
+const FIRST: Runner = WRK ? runWrk : runLoad;
+const BESIDE: Runner | undefined = WRK ? runLoad : undefined;
+const load = (row: Pick<r.Row, 'target' | 'workload'>, seconds: number, run: Runner = FIRST) => {
   const [url, body] = [urlOf(row.target), JSON.stringify(bodyOf(row))];
   return run({ url, body, connections: settings.connections, seconds });
 };
@@ -58,7 +61,7 @@ const check = async (row: r.Row, status = row.status, limit = row.target.limit) 
     : 'the process did not start';
 
 /** One load of a round's length on a row, with the server's CPU over it. */
-async function loadWithCpu(row: r.Row, run: Runner = runLoad): Promise<LoadSummary> {
+async function loadWithCpu(row: r.Row, run: Runner = FIRST): Promise<LoadSummary> {
   const pid = row.target.server?.process.pid ?? -1;
   const cpu = c.cpuSeconds(pid);
   const summary = await load(row, settings.seconds, run);
@@ -66,7 +69,7 @@ async function loadWithCpu(row: r.Row, run: Runner = runLoad): Promise<LoadSumma
   return summary;
 }
 
-/** One round under autocannon; a wrong answer or a fall-back from Redis spoils the row. */
+/** One round under the first generator; a wrong answer or a fall-back from Redis spoils the row. */
 async function measure(row: r.Row): Promise<LoadSummary> {
   let summary!: LoadSummary;
   const shortfall = await redisShortfall(row, async () => (summary = await loadWithCpu(row)).total);
@@ -75,13 +78,14 @@ async function measure(row: r.Row): Promise<LoadSummary> {
   return summary;
 }
 
-/** One round under wrk, kept apart from autocannon's; a failure leaves the row's wrk figures out. */
-async function measureWrk(row: r.Row): Promise<void> {
-  const summary = await loadWithCpu(row, runWrk).catch((error: Error) => error);
-  if (summary instanceof Error) return void (row.wrkProblem ??= summary.message.slice(0, 200));
-  row.wrkProblem ??= unexpectedAnswers(summary, row.status);
-  row.wrk.push(summary);
-  log(`  wrk: ${Math.round(summary.requestsPerSecond)} req/s, p99 ${summary.p99Ms.toFixed(1)} ms`);
+/** One round under the generator beside, kept apart; a failure leaves the row's figures of it out. */
+async function measureBeside(row: r.Row, beside: Runner): Promise<void> {
+  const summary = await loadWithCpu(row, beside).catch((error: Error) => error);
+  if (summary instanceof Error) return void (row.besideProblem ??= summary.message.slice(0, 200));
+  row.besideProblem ??= unexpectedAnswers(summary, row.status);
+  row.beside.push(summary);
+  const figures = `${Math.round(summary.requestsPerSecond)} req/s, p99 ${summary.p99Ms.toFixed(1)} ms`;
+  log(`  ${r.GENERATORS.beside}: ${figures}`);
 }
 
 const warmUp = async (row: r.Row) =>
@@ -99,10 +103,10 @@ async function storeMemory(): Promise<StoreMemory[]> {
   return figures;
 }
 
-/** The rounds, the rows alternating within each; wrk after autocannon on its rows. */
+/** The rounds, the rows alternating within each; the second generator after the first on its rows. */
 async function rounds(rows: r.Row[], peer: r.Target) {
-  const wrk = (row: r.Row) =>
-    WRK && row.workload === 'readme' && WRK_TARGETS.includes(row.target.name);
+  const besides = (row: r.Row) =>
+    row.workload === 'readme' && BESIDE_TARGETS.includes(row.target.name);
   for (let round = 1; round <= settings.rounds; round++) {
     for (const row of rows.filter((x) => !x.problem)) {
       // The stock throttler's cost grows with a client's hits: a fresh peer each round.
@@ -117,7 +121,7 @@ async function rounds(rows: r.Row[], peer: r.Target) {
       log(
         `round ${round}/${settings.rounds} ${row.label}: ${figures}, ${cpu} ${row.problem ?? ''}`,
       );
-      if (wrk(row)) await measureWrk(row);
+      if (BESIDE && besides(row)) await measureBeside(row, BESIDE);
     }
   }
 }
@@ -157,7 +161,7 @@ c.runMain(async () => {
   log(c.CAN_PIN ? `servers on core ${c.SERVER_CPU}, load on core ${c.LOAD_CPU}` : 'unpinned');
   redis = await c.startRedis();
   if (!redis) log('redis-server not found: no Redis row (apt-get install redis-server)');
-  if (!WRK) log('wrk not on PATH (or BENCH_WRK=0): autocannon alone');
+  if (!WRK) log('wrk not on PATH (or BENCH_WRK=0): autocannon alone loads the rows');
   const { rows, service, bareNest, peer } = plan(redis?.port);
   const targets = [...new Set(rows.map((row) => row.target))];
   for (const t of targets) await start(t);

@@ -23,7 +23,7 @@ export function plan(redisPort?: number) {
   const viaRedis = redisPort === undefined ? undefined : service('service-redis', NO_LIMIT, env);
   const rows: Row[] = [];
   const row = (label: string, t?: Target, status = 200, workload: Row['workload'] = 'readme') =>
-    t && rows.push({ label, target: t, status, workload, rounds: [], wrk: [], rss: NaN });
+    t && rows.push({ label, target: t, status, workload, rounds: [], beside: [], rss: NaN });
   row('service (in-memory store)', t.service);
   row('service (Redis store)', viaRedis);
   row('bare Nest route (the goals’ base)', t.bareNest);
