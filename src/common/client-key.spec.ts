@@ -54,3 +54,28 @@ describe('clientAddress', () => {
     expect(clientAddress(incoming)).toBe(address);
   });
 });
+
+describe('resolving the client of the request being handled', () => {
+  it('reads req.ip once for the requests asked about in turn, and right for each when they interleave', () => {
+    let reads = 0;
+    const counted = (ip: string) => ({
+      socket: { remoteAddress: '127.0.0.9' } as Parameters<typeof clientKey>[0]['socket'],
+      get ip() {
+        reads += 1;
+        return ip;
+      },
+    });
+    const [a, b] = [counted('10.0.0.1'), counted('2001:db8:1:2::7')];
+    expect([clientKey(a), clientKey(a), clientAddress(a)]).toEqual([
+      '10.0.0.1',
+      '10.0.0.1',
+      '10.0.0.1',
+    ]);
+    expect(reads).toBe(1);
+    expect([clientKey(b), clientAddress(a), clientKey(b)]).toEqual([
+      '2001:db8:1:2::/64',
+      '10.0.0.1',
+      '2001:db8:1:2::/64',
+    ]);
+  });
+});

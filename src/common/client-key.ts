@@ -28,32 +28,38 @@ interface Client {
   key?: string;
 }
 
-/** Kept beside each request, not on it: no slot is added to Node's or Express's objects. */
-const clients = new WeakMap<AddressedRequest, Client>();
+/**
+ * The last request resolved and its client. The throttler's tracker, the policy and the request
+ * log ask in turn about the request being handled, so one is enough; another request in between
+ * only means resolving again (the same inputs give the same client). Kept here, not on the request
+ * (no slot on Node's or Express's objects), and not in a WeakMap: an entry per request made each
+ * one cost more than resolving it (bench/README.md, "Where the time goes").
+ */
+let lastRequest: AddressedRequest | undefined;
+let lastClient: Client = { address: undefined };
 
 function clientOf(request: AddressedRequest): Client {
-  let client = clients.get(request);
-  if (client === undefined) {
-    const forwarded = request.ip === undefined ? undefined : addressOf(request.ip);
-    client = { address: forwarded ?? request.socket?.remoteAddress };
-    clients.set(request, client);
-  }
-  return client;
+  if (request === lastRequest) return lastClient;
+  const ip = request.ip; // Express's getter: it parses X-Forwarded-For on each read
+  const forwarded = ip === undefined ? undefined : addressOf(ip);
+  lastClient = { address: forwarded ?? request.socket?.remoteAddress };
+  lastRequest = request;
+  return lastClient;
 }
 
 /**
  * The client's address as Express resolves it (`req.ip`: the socket's address unless `trust proxy`
  * is set, else the forwarded one, its port dropped); a forwarded value that is not an address gives
- * the socket's address (the proxy). Resolved once per request, then kept beside it: the key below and
- * the request log both read it, and `req.ip` parses X-Forwarded-For each time it is read.
+ * the socket's address (the proxy). Resolved once for the request being handled (clientOf): the key
+ * below and the request log both read it, and `req.ip` parses X-Forwarded-For each time it is read.
  */
 export const clientAddress = (request: AddressedRequest): string | undefined =>
   clientOf(request).address;
 
 /**
  * Who a request counts against: its client address (above), IPv4-mapped IPv6 as IPv4 and other
- * IPv6 as its /64, so no header can mint a budget of its own. Computed once per request (the early
- * refusal, the throttler's tracker and the policy all ask), then kept beside it.
+ * IPv6 as its /64, so no header can mint a budget of its own. Computed once for the request being
+ * handled (the early refusal, the throttler's tracker and the policy all ask).
  */
 export function clientKey(request: AddressedRequest): string {
   const client = clientOf(request);
