@@ -307,6 +307,9 @@ describe('the edge on both ports (built server)', () => {
     });
     const id = answer.headers['x-request-id'];
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    // Request lines reach stdout at the end of the event loop's turn (StdoutLog.writeSoon).
+    const logged = () => server.logLines().some((line) => line.reqId === id);
+    await server.until(`the log line of ${id}`, () => Promise.resolve(logged()));
     expect(server.logLines()).toContainEqual(
       expect.objectContaining({
         reqId: id,
@@ -413,6 +416,50 @@ describe('one answer per request, and only answered requests counted (built serv
     });
     expect(parseResponses(received).map((answer) => answer.status)).toEqual([413]);
     expect(await left(client)).toBe(LIMIT - 1);
+  });
+
+  /** A chunked POST of `body` whole, a valid POST that keeps the connection behind it, in one write. */
+  const chunkedThenPipelined = async (client: string, body: string) => {
+    const chunked = rawRequest(
+      'POST',
+      '/api/depreciate',
+      { ...JSON_TYPE, 'Transfer-Encoding': 'chunked' },
+      `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+    );
+    const valid = SMALL.toString();
+    const behind = rawRequest(
+      'POST',
+      '/api/depreciate',
+      { ...JSON_TYPE, 'Content-Length': Buffer.byteLength(valid) },
+      valid,
+    );
+    const connection = await RawConnection.open({ port: server.port, localAddress: client });
+    await connection.write(chunked + behind);
+    await connection.until((bytes) => {
+      const text = bytes.toString();
+      return text.split('HTTP/1.1 ').length === 3 && text.endsWith('}');
+    });
+    connection.close();
+    return parseResponses(connection.received).map((answer) => ({
+      status: answer.status,
+      connection: answer.headers.connection,
+      remaining: answer.headers['x-ratelimit-remaining'],
+    }));
+  };
+
+  it('answers, in order, a chunked body whole in one read and the request pipelined behind it', async () => {
+    expect(await chunkedThenPipelined(nextClient(), SMALL.toString())).toEqual([
+      { status: 200, connection: 'keep-alive', remaining: String(LIMIT - 1) },
+      { status: 200, connection: 'keep-alive', remaining: String(LIMIT - 2) },
+    ]);
+  });
+
+  it('refuses a chunked body over the limit that arrived whole, keeps the connection, answers what follows', async () => {
+    const oversized = `{"purchasePrice":${'1'.repeat(9000)}}`;
+    expect(await chunkedThenPipelined(nextClient(), oversized)).toEqual([
+      { status: 413, connection: 'keep-alive', remaining: undefined },
+      { status: 200, connection: 'keep-alive', remaining: String(LIMIT - 1) },
+    ]);
   });
 
   it('refuses a JSON body that is not an object or an array before routing: not counted', async () => {

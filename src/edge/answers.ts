@@ -10,17 +10,19 @@ import { beforeHead } from './internals';
  * close`, then the lingering close, which reads at most the body limit more. Without it Node reads
  * and drops the rest of the body after the answer to keep the connection, however long it is (an
  * endless chunked body: gigabytes, until the request timeout). A body that has arrived by then, or
- * whose declared rest is within the limit, keeps the connection.
+ * whose declared rest is within the limit, keeps the connection. Says whether the body is still
+ * arriving so.
  */
 export function closeIfBodyStillArriving(
   request: IncomingMessage,
   response: ServerResponse,
   bodyLimit: number,
-): void {
-  if (!answerCloses(request, bodyLimit)) return;
+): boolean {
+  if (!answerCloses(request, bodyLimit)) return false;
   beforeHead(response, () => {
     if (response.headersSent || !answerCloses(request, bodyLimit)) return;
     response.setHeader('Connection', 'close');
     markClosing(request.socket);
   });
+  return true;
 }

@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { answerOnSocket } from './socket-answers';
+import { connectionOf } from './connection';
 import { isLingering } from './lingering-close';
 
 /** Node's own statuses for what its HTTP parser refuses; anything else is a malformed request. */
@@ -20,7 +21,7 @@ const STATUS_BY_CODE: Partial<Record<string, number>> = {
  * closing with a lingering close keeps its own bounds: Node's request timeout does not cut it.
  */
 export function answerClientError(
-  error: Error & { code?: string; rawPacket?: Buffer },
+  error: Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number },
   socket: Duplex,
 ): void {
   if (isLingering(socket as Socket)) {
@@ -31,7 +32,16 @@ export function answerClientError(
     socket.destroy();
     return;
   }
+  // The parser stopped at a request after one whose answer closes the connection (markClosing):
+  // not the client's error, and not answered; nothing more it sends is parsed.
+  const connection = connectionOf(socket as Socket);
+  if (error.code === 'HPE_CB_HEADERS_COMPLETE' && connection?.nothingMoreToParse()) {
+    connection.stopParsing();
+    return;
+  }
   answerOnSocket(socket as Socket, STATUS_BY_CODE[error.code ?? ''] ?? 400, {
     packet: error.rawPacket,
+    parsed: error.bytesParsed,
+    overflow: error.code === 'HPE_HEADER_OVERFLOW',
   });
 }

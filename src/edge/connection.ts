@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { AnswerObserver } from '../common/answer-record';
 import type { CapPlace, ConnectionCap } from './connection-limits';
+import { detachParser, parseNoFurtherRequests } from './internals';
 import type { LingeringBounds } from './lingering-close';
 
 /** What the edge of one server knows of it (set up by installEdge). */
@@ -17,6 +18,8 @@ export interface EdgeContext {
 
 const connections = new WeakMap<Socket, Connection>();
 
+const dropChunk = (): void => undefined;
+
 /** The edge's Connection for `socket`, once the server under the edge has accepted it. */
 export const connectionOf = (socket: Socket): Connection | undefined => connections.get(socket);
 
@@ -31,6 +34,8 @@ export class Connection {
   private readonly arrivals: number[] = [];
   /** An answer on it closes the connection: requests after it are neither handled nor counted. */
   closing = false;
+  /** Closing because an answer on it closes it (markClosing), not the depth (stopAdmitting). */
+  answerCloses = false;
   /** Closing with a lingering close: its answer is sent, nothing more is parsed. */
   lingering = false;
   /** The last request answered, kept only while its body still arrives (answered early). */
@@ -65,13 +70,15 @@ export class Connection {
     return index === -1 ? NaN : this.arrivals[index];
   }
 
+  /**
+   * Requests handed to the application later, in order, behind one whose chunked body was still
+   * arriving (edge.ts, handleOnceRead).
+   */
+  deferred = 0;
+
   /** The answer to `request` is done (its response closed): one fewer waiting. */
   answered(request: IncomingMessage): void {
-    const index = this.requests.indexOf(request);
-    if (index !== -1) {
-      this.requests.splice(index, 1);
-      this.arrivals.splice(index, 1);
-    }
+    this.forget(request);
     this.readAtAnswer = this.socket.bytesRead;
     // Kept only while its body still arrives: a whole request (and its answer, through Express's
     // req.res) must not outlive its answer, or each one survives the young generation's collections.
@@ -80,6 +87,25 @@ export class Connection {
     if (then !== undefined) {
       this.whenAnswered = undefined;
       then();
+    }
+  }
+
+  /**
+   * `request`, admitted but behind an answer that closes the connection by the time its turn came,
+   * is dropped unhandled: it no longer waits here.
+   */
+  dropped(request: IncomingMessage): void {
+    this.forget(request);
+    const then = this.requests.length === 0 ? this.whenAnswered : undefined;
+    this.whenAnswered = undefined;
+    then?.();
+  }
+
+  private forget(request: IncomingMessage): void {
+    const index = this.requests.indexOf(request);
+    if (index !== -1) {
+      this.requests.splice(index, 1);
+      this.arrivals.splice(index, 1);
     }
   }
 
@@ -99,9 +125,33 @@ export class Connection {
     return this.answeredArriving?.complete === false;
   }
 
-  /** An answer on this connection will close it: what the client pipelined after it is not handled. */
+  /**
+   * An answer on this connection will close it: what the client pipelined after it is not
+   * handled, and Node's parser stops at the next request's headers (the rest of its read is
+   * dropped unparsed; answerClientError then calls stopParsing).
+   */
   markClosing(): void {
+    this.answerCloses = true;
+    this.stopAdmitting();
+  }
+
+  /**
+   * No request after this point is admitted (past the pipelining depth: the ones admitted are
+   * still answered), and Node's parser stops at the next request's headers.
+   */
+  stopAdmitting(): void {
     this.closing = true;
+    parseNoFurtherRequests(this.socket);
+  }
+
+  /**
+   * Nothing more the client sends is parsed: Node's parser is detached, and what arrives is dropped
+   * (the socket stays paused if it was: a connection past the pipelining depth waits, unread, for
+   * its answers and its lingering close).
+   */
+  stopParsing(): void {
+    detachParser(this.socket);
+    this.socket.on('data', dropChunk);
   }
 
   /**

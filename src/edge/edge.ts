@@ -11,7 +11,6 @@ import { Connection, connectionOf, type EdgeContext, markClosing } from './conne
 import { ConnectionCap, type ConnectionLimits, connectionCeiling } from './connection-limits';
 import { acceptRequestsWithoutHost, checkTimeoutsEvery } from './internals';
 import { type LingeringBounds, lingerOnClose, lingeringClose } from './lingering-close';
-import { parseInSlices } from './read-slices';
 import {
   type Edge,
   enableGracefulShutdown,
@@ -55,7 +54,8 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void;
  * - Connections: Node's ceiling for all clients, the per-client cap with its 503 answers (no proxy
  *   is trusted on the metrics server), the header, request and keep-alive timeouts checked every
  *   second.
- * - Reads: handed to Node's parser a slice at a time, none once nothing more is to be parsed.
+ * - Reads: parsed by Node itself, and no further request once an answer will close the
+ *   connection (Connection.markClosing: the rest of that read is dropped unparsed).
  * - Every answer: its request id, its observers (log, metrics), the pipelining depth, and
  *   `Connection: close` after the shutdown signal or while its request's body is still arriving
  *   (closeIfBodyStillArriving), whatever its status.
@@ -91,7 +91,6 @@ function putBehindEdge(
     context.connections.add(socket);
     socket.on('close', onSocketClose);
     lingerOnClose(socket, lingering);
-    parseInSlices(socket, () => connection.lingering || connection.nothingMoreToParse());
   });
   answerWhatNodeRefuses(server);
   admitRequests(server, edge, context, limits.maxPipelinedRequests);
@@ -169,14 +168,48 @@ function admitRequests(server: Server, edge: Edge, context: EdgeContext, depth: 
     connection.arrived(request, performance.now());
     identifyRequest(request, response);
     response.on('close', answered);
-    closeIfBodyStillArriving(request, response, context.bodyLimit);
-    if (edge.closeAnswers) {
+    const arriving = closeIfBodyStillArriving(request, response, context.bodyLimit);
+    const closesItself = edge.closeAnswers;
+    if (closesItself) {
       response.setHeader('Connection', 'close');
       connection.markClosing();
     }
-    if (!refused(request, response, connection))
-      for (const handle of handlers) handle(request, response);
+    if (refused(request, response, connection)) return;
+    if (
+      connection.deferred > 0 ||
+      (arriving && request.headers['transfer-encoding'] !== undefined)
+    ) {
+      connection.deferred += 1;
+      setImmediate(() => handleOnceRead(connection, handlers, request, response, closesItself));
+    } else for (const handle of handlers) handle(request, response);
   });
+}
+
+/**
+ * Hands a request whose chunked body is still arriving to the application once the read that
+ * brought its headers is parsed whole (a declared length says at once whether the answer closes),
+ * and the requests that follow it on its connection meanwhile after it, in order. Node parses a
+ * read natively and runs the promises a parser callback starts before it parses on: a route
+ * answering at once (a health check, a preflight) would answer before the rest of a body already
+ * read, and the answer would close an honest client's connection (closeIfBodyStillArriving). A
+ * request whose client has gone is not handled; one behind an answer that closes the connection
+ * by now is dropped, neither handled nor counted, as the edge drops one arriving after it.
+ */
+function handleOnceRead(
+  connection: Connection,
+  handlers: Handler[],
+  request: IncomingMessage,
+  response: ServerResponse,
+  closesItself: boolean,
+): void {
+  connection.deferred -= 1;
+  if (request.socket.destroyed) return;
+  if (connection.answerCloses && !closesItself) {
+    response.off('close', answered);
+    connection.dropped(request);
+    return;
+  }
+  for (const handle of handlers) handle(request, response);
 }
 
 /** Answers a request the edge refuses itself, and says whether it did. */
@@ -205,11 +238,11 @@ const isHttp1 = (request: IncomingMessage): boolean =>
 /**
  * A client past the pipelining depth: Node would hold a request and an answer for each request it
  * sends without reading. The connection stops being read and parsed at once (what is left of the
- * read is dropped unparsed, parseInSlices); the requests it already had admitted are answered (a
+ * read is dropped unparsed, markClosing); the requests it already had admitted are answered (a
  * request counted is a request answered), the rest are dropped unhandled and uncounted, and once
  * the last admitted answer is sent the connection ends with a lingering close.
  */
 function stopReading(connection: Connection): void {
-  connection.markClosing();
+  connection.stopAdmitting();
   connection.whenAllAnswered(() => lingeringClose(connection.socket, connection.context.lingering));
 }

@@ -10,7 +10,7 @@ import {
   detachParser,
   onDestroySoon,
   responseOn,
-  takeParserFeed,
+  parseNoFurtherRequests,
 } from './internals';
 
 type Handled = { request: IncomingMessage; response: ServerResponse };
@@ -18,22 +18,18 @@ type Handled = { request: IncomingMessage; response: ServerResponse };
 /**
  * Each private or undocumented property the edge relies on, checked on a real http.Server, its
  * sockets and a real Express application: on a version where one has moved, the test named after
- * it fails. Every server-side socket has Node's parser feed taken and put back, as the edge does.
+ * it fails.
  */
 describe(`The internals of Node ${CHECKED_ON.node}`, () => {
   let server: Server;
   let port: number;
   const handled: Handled[] = [];
   const sockets: Socket[] = [];
-  const feeds: Array<((chunk: Buffer) => void) | undefined> = [];
 
   beforeEach(async () => {
-    handled.length = sockets.length = feeds.length = 0;
+    handled.length = sockets.length = 0;
     server = createServer((request, response) => handled.push({ request, response }));
     server.on('connection', (socket: Socket) => {
-      const feed = takeParserFeed(socket);
-      feeds.push(feed);
-      if (feed) socket.on('data', feed);
       sockets.push(socket);
     });
     server.listen(0, '127.0.0.1');
@@ -56,9 +52,33 @@ describe(`The internals of Node ${CHECKED_ON.node}`, () => {
   }
   const GET = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n';
 
-  it("the socket's first 'data' listener: Node's parser feed", async () => {
-    await sent(GET);
-    expect(typeof feeds[0]).toBe('function');
+  it('`socket.parser`: Node parses the reads itself, request after request (`_consumed`)', async () => {
+    const { client, at } = await sent(GET);
+    at.response.end();
+    const next = once(server, 'request');
+    client.write(GET);
+    await next;
+    const parser = (sockets[0] as unknown as { parser?: { _consumed?: boolean } }).parser;
+    expect(parser?._consumed).toBe(true);
+  });
+
+  it('`parser.onIncoming`: -1 stops the parse of a read at the next request, as a clientError', async () => {
+    const errors: Array<{ code?: string; bytesParsed?: number }> = [];
+    server.on('clientError', (error: { code?: string; bytesParsed?: number }) => {
+      errors.push(error);
+    });
+    server.prependListener('request', (request: IncomingMessage) => {
+      if (handled.length === 2) parseNoFurtherRequests(request.socket);
+    });
+    const client = connect({ port, host: '127.0.0.1' });
+    client.on('error', () => undefined);
+    client.write(GET.repeat(100));
+    while (errors.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(handled).toHaveLength(3);
+    expect(errors[0].code).toBe('HPE_CB_HEADERS_COMPLETE');
+    expect(errors[0].bytesParsed).toBeGreaterThan(GET.length * 3);
+    expect(errors[0].bytesParsed).toBeLessThanOrEqual(GET.length * 4);
+    client.destroy();
   });
 
   it('`_httpMessage`: the response being written on a socket', async () => {

@@ -3,7 +3,7 @@ import { Server as NetServer, type Socket } from 'node:net';
 
 /**
  * Every private or undocumented property of Node the edge relies on, and nothing else: Node has no
- * public API for what the edge needs (a lingering close, a parser fed in slices, its own answer to
+ * public API for what the edge needs (a lingering close, a parser that stops at a request, its own answer to
  * a request without Host, a say in every answer's head), so the edge reaches into what Node keeps.
  * Checked on Node 24.21.0 (lib/_http_server.js, lib/_http_outgoing.js, lib/net.js); Express's are
  * in common/express-internals.ts. internals.spec.ts checks each one on a real server and socket,
@@ -55,19 +55,24 @@ export function beforeHead(response: ServerResponse, then: () => void): void {
   };
 }
 
-type Feed = (chunk: Buffer) => void;
+/** Node's HTTP parser on a server socket (`socket.parser`), as far as the edge touches it. */
+type ParsedSocket = Socket & { parser?: { onIncoming?: unknown } | null };
+
+/** What Node's parser is told at a request's headers once no request is to be parsed. */
+const REFUSE_REQUEST = (): number => -1;
 
 /**
- * Takes Node's parser feed off a new connection: the socket's first 'data' listener hands a chunk
- * to the parser. Adding any 'data' listener makes Node give the handle back to the socket
- * (`generateSocketListenerWrapper`), so the parser no longer reads whole reads itself. Undefined
- * when the socket's listeners are not Node's one feed.
+ * Makes Node's parser stop at the next request's headers on `socket`; the request being parsed,
+ * its body included, is unaffected. Node's parser reads the socket itself (`parser.consume`) and
+ * parses a whole read, up to 64 KiB, in one call: a flood's first read holds about 1,600 requests.
+ * llhttp ends that call when `on_headers_complete` returns -1, and Node's
+ * `parserOnHeadersComplete` returns `parser.onIncoming`'s result unchanged; Node then reports a
+ * `clientError` with code HPE_CB_HEADERS_COMPLETE and drops the rest of the read unparsed. Node
+ * gives a pooled parser a new `onIncoming` for each connection.
  */
-export function takeParserFeed(socket: Socket): Feed | undefined {
-  const [feed, ...others] = socket.listeners('data') as Feed[];
-  if (feed === undefined || others.length > 0) return undefined;
-  socket.removeListener('data', feed);
-  return feed;
+export function parseNoFurtherRequests(socket: Socket): void {
+  const parser = (socket as ParsedSocket).parser;
+  if (parser) parser.onIncoming = REFUSE_REQUEST;
 }
 
 /**

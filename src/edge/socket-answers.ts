@@ -10,8 +10,12 @@ import { lingeringClose } from './lingering-close';
 import { REQUEST_ID_HEADER, requestIdFrom } from '../common/request-id';
 
 interface SocketAnswer {
-  /** What Node's parser refused, for the request line the log and the metrics name. */
+  /** The read in which Node's parser refused a request, for the request line the log names. */
   packet?: Buffer;
+  /** How much of `packet` the parser had taken when it refused. */
+  parsed?: number;
+  /** The headers were too large: the request line is not looked for (it may be 16 KiB back). */
+  overflow?: boolean;
   message?: string;
   headers?: OutgoingHttpHeaders;
 }
@@ -37,14 +41,21 @@ class HeadLines implements HeaderTarget {
 const TARGET_AND_VERSION = /^[^ ]* HTTP\/\d\.\d$/;
 
 /**
- * The request line of a packet Node's parser refused, for the log and the metrics (and a HEAD's
- * answer has no body): a method Node knows, else `-` (a metric label must not take whatever a
- * client sends), and the target cut short. The packet is the slice the parser was given
- * (read-slices.ts), which may start inside the headers: a target is taken only from a line that
+ * The request line of the request Node's parser refused, for the log and the metrics (and a
+ * HEAD's answer has no body): a method Node knows, else `-` (a metric label must not take whatever
+ * a client sends), and the target cut short. The packet is the whole read, which may hold requests
+ * before the refused one (pipelined), or start inside its headers: the line is the one after the
+ * last blank line before where the parser stopped, and a target is taken only from a line that
  * ends as a request line does, else `-`, so that no header's text is logged.
  */
-function requestLineOf(packet: Buffer | undefined): { method: string; url: string } {
-  const line = packet?.subarray(0, packet.indexOf('\r\n') >>> 0).toString('latin1') ?? '';
+function requestLineOf(answer: SocketAnswer): { method: string; url: string } {
+  const { packet } = answer;
+  if (packet === undefined || answer.overflow) return { method: '-', url: '-' };
+  const end = Math.min(answer.parsed ?? packet.length, packet.length);
+  const blank = end < 4 ? -1 : packet.lastIndexOf('\r\n\r\n', end - 4);
+  const start = blank === -1 ? 0 : blank + 4;
+  const lineEnd = packet.indexOf('\r\n', start);
+  const line = packet.subarray(start, lineEnd === -1 ? packet.length : lineEnd).toString('latin1');
   const space = line.indexOf(' ');
   const method = line.slice(0, space >>> 0);
   const rest = space === -1 ? '' : line.slice(space + 1);
@@ -98,7 +109,7 @@ function writeOnSocket(connection: Connection, status: number, answer: SocketAns
     socket.destroy();
     return;
   }
-  const request = { ...requestLineOf(answer.packet), socket, id: requestIdFrom(undefined) };
+  const request = { ...requestLineOf(answer), socket, id: requestIdFrom(undefined) };
   const body = errorAnswerBody(status, answer.message);
   const head = new HeadLines(status);
   head.setHeader(REQUEST_ID_HEADER, request.id);
