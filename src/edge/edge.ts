@@ -5,7 +5,7 @@ import { type AnswerObserver, answerRecord } from '../common/answer-record';
 import { answerError, onClosingAnswer } from '../common/error-answer';
 import { OVER_CONNECTION_CAP_MESSAGE } from '../common/error-messages';
 import { type IdentifiedRequest, identifyRequest } from '../common/request-id';
-import { closeIfBodyStillArriving } from './answers';
+import { closeIfBodyStillArriving, closeIfShutdownStillSays } from './answers';
 import { answerClientError } from './client-error';
 import { Connection, connectionOf, type EdgeContext, markClosing } from './connection';
 import { ConnectionCap, type ConnectionLimits, connectionCeiling } from './connection-limits';
@@ -170,10 +170,7 @@ function admitRequests(server: Server, edge: Edge, context: EdgeContext, depth: 
     identifyRequest(request, response);
     response.on('close', answered);
     closeIfBodyStillArriving(request, response, context.bodyLimit);
-    if (edge.closeAnswers) {
-      response.setHeader('Connection', 'close');
-      connection.markClosing();
-    }
+    if (edge.closeAnswers) closeIfShutdownStillSays(edge, connection, request, response);
     if (!refused(request, response, connection))
       for (const handle of handlers) handle(request, response);
   });

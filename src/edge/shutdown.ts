@@ -31,8 +31,9 @@ export interface Edge {
   readonly connections: Set<Socket>;
   readonly lingering: LingeringBounds;
   /**
-   * Every answer says `Connection: close`: during the drain delay, and once the listener is closed
-   * (not while the kernel's queue is emptied between them).
+   * Answers say `Connection: close` when their head is written during the drain delay, or once the
+   * listener is closed (not while the kernel's queue is emptied between them): answers.ts,
+   * closeIfShutdownStillSays.
    */
   closeAnswers: boolean;
 }
