@@ -214,6 +214,56 @@ describe('the built server with SHUTDOWN_DRAIN_DELAY_MS', () => {
   }, 30_000);
 });
 
+/** Resolves once the first of `connections` receives anything. */
+const firstAnswer = (connections: RawConnection[]): Promise<unknown> =>
+  new Promise((resolve) => connections.forEach((c) => c.socket.once('data', resolve)));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A process the machine's load leaves without CPU, here made certain with SIGSTOP: connections
+ * wait in the kernel's queue meanwhile, and the server takes one per event-loop turn. Before the
+ * fix it closed its listener 500 ms after the drain delay, however many were still queued, and
+ * the kernel reset them (with 50 busy keep-alive clients on a loaded machine: one run in four).
+ */
+describe('the built server at SIGTERM, frozen while connections wait in the kernel’s queue', () => {
+  it('takes in every queued connection before it closes its listener, and answers each', async () => {
+    const drainDelay = 500;
+    const server = await startServer({
+      LOG_LEVEL: 'info',
+      SHUTDOWN_DRAIN_DELAY_MS: String(drainDelay),
+    });
+    try {
+      server.signal('SIGTERM');
+      await logged(server, /^SIGTERM received/);
+      // Frozen across the end of the drain delay, with 200 connections queued meanwhile.
+      server.signal('SIGSTOP');
+      const queued = await Promise.all(
+        nextClients(200).map((from) =>
+          RawConnection.open({ port: server.port, localAddress: from }),
+        ),
+      );
+      for (const c of queued)
+        void c.write(rawRequest('GET', '/health/live', { Connection: 'close' }));
+      await sleep(drainDelay + 200);
+      // Thawed until it has answered one (it is then taking in the queue), frozen again for 1 s.
+      const answered = firstAnswer(queued);
+      server.signal('SIGCONT');
+      await answered;
+      server.signal('SIGSTOP');
+      await sleep(1_000);
+      server.signal('SIGCONT');
+
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+      await Promise.all(queued.map((c) => c.closed));
+      const statuses = queued.map((c) => parseResponses(c.received).map((r) => r.status));
+      expect(statuses.filter((s) => s.length !== 1 || s[0] !== 200)).toEqual([]);
+    } finally {
+      await server.kill();
+    }
+  }, 30_000);
+});
+
 describe.each(['0', '1000'])(
   'the built server at SIGTERM under busy keep-alive clients, SHUTDOWN_DRAIN_DELAY_MS=%s',
   (drainDelay) => {

@@ -64,6 +64,11 @@ export class Connection {
     this.arrivals.push(now);
   }
 
+  /** Whether `request` is the latest waiting here: no request was pipelined behind it. */
+  isLatest(request: IncomingMessage): boolean {
+    return this.requests[this.requests.length - 1] === request;
+  }
+
   /** When `request` arrived (performance.now()), or NaN for one not waiting here. */
   arrivedAt(request: IncomingMessage): number {
     const index = this.requests.indexOf(request);

@@ -5,7 +5,7 @@ import { type AnswerObserver, answerRecord } from '../common/answer-record';
 import { answerError, onClosingAnswer } from '../common/error-answer';
 import { OVER_CONNECTION_CAP_MESSAGE } from '../common/error-messages';
 import { type IdentifiedRequest, identifyRequest } from '../common/request-id';
-import { closeIfBodyStillArriving } from './answers';
+import { closeIfBodyStillArriving, closeIfShutdownStillSays } from './answers';
 import { answerClientError } from './client-error';
 import { Connection, connectionOf, type EdgeContext, markClosing } from './connection';
 import { ConnectionCap, type ConnectionLimits, connectionCeiling } from './connection-limits';
@@ -169,18 +169,14 @@ function admitRequests(server: Server, edge: Edge, context: EdgeContext, depth: 
     identifyRequest(request, response);
     response.on('close', answered);
     const arriving = closeIfBodyStillArriving(request, response, context.bodyLimit);
-    const closesItself = edge.closeAnswers;
-    if (closesItself) {
-      response.setHeader('Connection', 'close');
-      connection.markClosing();
-    }
+    if (edge.closeAnswers) closeIfShutdownStillSays(edge, connection, request, response);
     if (refused(request, response, connection)) return;
     if (
       connection.deferred > 0 ||
       (arriving && request.headers['transfer-encoding'] !== undefined)
     ) {
       connection.deferred += 1;
-      setImmediate(() => handleOnceRead(connection, handlers, request, response, closesItself));
+      setImmediate(() => handleOnceRead(connection, handlers, request, response));
     } else for (const handle of handlers) handle(request, response);
   });
 }
@@ -200,11 +196,11 @@ function handleOnceRead(
   handlers: Handler[],
   request: IncomingMessage,
   response: ServerResponse,
-  closesItself: boolean,
 ): void {
   connection.deferred -= 1;
   if (request.socket.destroyed) return;
-  if (connection.answerCloses && !closesItself) {
+  // Its own answer has not been written yet: an answer that closes is an earlier request's.
+  if (connection.answerCloses) {
     response.off('close', answered);
     connection.dropped(request);
     return;

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { fstatSync } from 'node:fs';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import {
@@ -8,6 +9,7 @@ import {
   checkTimeoutsEvery,
   closeListener,
   detachParser,
+  listenerFd,
   onDestroySoon,
   responseOn,
   parseNoFurtherRequests,
@@ -138,5 +140,11 @@ describe(`The internals of Node ${CHECKED_ON.node}`, () => {
     handled[1].response.end('second');
     const [chunk] = (await answered) as [Buffer];
     expect(chunk.toString()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*second$/);
+  });
+
+  it("`_handle.fd`: the listening socket's descriptor", () => {
+    expect(fstatSync(listenerFd(server)!).isSocket()).toBe(true);
+    server.close();
+    expect(listenerFd(server)).toBeUndefined();
   });
 });

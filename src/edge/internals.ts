@@ -90,3 +90,9 @@ export function detachParser(socket: Socket): void {
  */
 export const closeListener = (server: Server, then: () => void): void =>
   void NetServer.prototype.close.call(server, then);
+
+/** The listening socket's descriptor (`_handle.fd`; Node sets -1 where it has none), or undefined. */
+export function listenerFd(server: Server): number | undefined {
+  const fd = (server as unknown as { _handle?: { fd?: unknown } | null })._handle?.fd;
+  return typeof fd === 'number' && fd >= 0 ? fd : undefined;
+}

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { acceptQueued } from './accept-queue';
 import { connectionHolds } from './connection';
 import { errorText } from '../common/error-text';
 import { closeListener } from './internals';
@@ -15,9 +16,6 @@ import { answerOnSocket } from './socket-answers';
  * settings are read once, the log goes to stdout), so a daemon's "HUP reloads" has no meaning here.
  */
 const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR2'];
-/** The listener stays open until this long passes without a new connection: the kernel's queue is empty. */
-const QUIET_MS = 20;
-const MAX_ACCEPT_WAIT_MS = 500;
 /** After the listener closes, how often connections that hold no whole request are looked at. */
 const SWEEP_EVERY_MS = 100;
 /** …and how long such a connection must have sent nothing before it is answered 408 or closed. */
@@ -33,14 +31,18 @@ export interface Edge {
   readonly connections: Set<Socket>;
   readonly lingering: LingeringBounds;
   /**
-   * Every answer says `Connection: close`: during the drain delay, and once the listener is closed
-   * (not while the kernel's queue is emptied between them).
+   * Answers say `Connection: close` when their head is written during the drain delay, or once the
+   * listener is closed (not while the kernel's queue is emptied between them): answers.ts,
+   * closeIfShutdownStillSays.
    */
   closeAnswers: boolean;
 }
 
 export interface ShutdownBounds {
-  /** SHUTDOWN_TIMEOUT_MS: how long the requests being handled may take. */
+  /**
+   * SHUTDOWN_TIMEOUT_MS: from the end of the drain delay, how long taking in the kernel's queue
+   * (half of it at most) and then the requests being handled may take.
+   */
   timeoutMs: number;
   /** SHUTDOWN_DRAIN_DELAY_MS: how long readiness answers 503 while requests are still served. */
   drainDelayMs: number;
@@ -54,19 +56,6 @@ export interface ShutdownHooks {
   close: () => Promise<void>;
   /** Before every exit: resolves once the log's lines are written, or its own bound has passed. */
   flushed: () => Promise<void>;
-}
-
-/** Resolves once QUIET_MS pass with no new connection: what the kernel had queued is taken in. */
-async function acceptQueued(server: Server): Promise<void> {
-  let accepted = 0;
-  const count = () => (accepted += 1);
-  server.on('connection', count);
-  const deadline = Date.now() + MAX_ACCEPT_WAIT_MS;
-  for (let before = -1; before !== accepted && Date.now() < deadline;) {
-    before = accepted;
-    await sleep(QUIET_MS);
-  }
-  server.off('connection', count);
 }
 
 /**
@@ -126,9 +115,9 @@ function exitOnce(flushed: () => Promise<void>): (code: number) => void {
  * accepted, the listener closed, every answer from there on closing its connection, the
  * connections ended without a reset (stopListening), the application closed (the Redis client
  * quits there) and the process exits 0. Nest's own `enableShutdownHooks()` is not used: it runs
- * `onModuleDestroy` before the HTTP server stops, and re-raises the signal (exit code 143). Past
- * `timeoutMs` the connections left are closed; the exit is 0 if none of them had a request being
- * handled (only requests still arriving, or idle connections), else 1.
+ * `onModuleDestroy` before the HTTP server stops, and re-raises the signal (exit code 143).
+ * `timeoutMs` after the drain delay the connections left are closed; the exit is 0 if none of them
+ * had a request being handled (only requests still arriving, or idle connections), else 1.
  */
 export function enableGracefulShutdown(
   edge: Edge,
@@ -176,11 +165,13 @@ class Shutdown {
     // resets those. Once the queue is empty the listener closes, and only then does every answer
     // close its connection: the client's next connection is refused, not reset.
     edge.closeAnswers = false;
-    await acceptQueued(edge.server);
+    // SHUTDOWN_TIMEOUT_MS counts from here: taking in the queue (half of it at most, so the
+    // requests taken in last have the other half), then finishing the requests in flight.
+    const deadline = setTimeout(() => this.closeLeftovers(signal), bounds.timeoutMs).unref();
+    await acceptQueued(edge.server, Date.now() + bounds.timeoutMs / 2);
     const closed = stopListening(edge);
     edge.closeAnswers = true;
     this.logger.log('No new connections: finishing the requests in flight');
-    const deadline = setTimeout(() => this.closeLeftovers(signal), bounds.timeoutMs).unref();
     await closed;
     clearTimeout(deadline);
     await this.closeApplication();
