@@ -7,12 +7,11 @@ const tseslint = require('typescript-eslint');
 const prettier = require('eslint-plugin-prettier/recommended');
 
 const TESTS = { group: ['**/test/**'], message: 'src/ must not depend on the tests.' };
-// The unit specs share the tests' helpers (test/helpers/: the settable clock, the recording logger,
-// the README's example); nothing else of test/, and no file that ships, imports from there.
-const TEST_HELPERS = {
-  // Git's ignore rules: a file comes back only if its folder does, hence the folder and its files.
-  group: ['**/test/**', '!**/test/helpers', '!**/test/helpers/*'],
-  message: 'A spec in src/ imports only test/helpers/ of the tests.',
+// The tests' shared helpers live in src/testing/ (the settable clock, the recording logger, the
+// process runner, the e2e clients): the specs and test/ import them, no file that ships does.
+const TESTING = {
+  group: ['**/testing/*'],
+  message: "Only the specs and the tests import src/testing/, the tests' helpers.",
 };
 const FEATURES = {
   group: [
@@ -75,24 +74,24 @@ module.exports = defineConfig(
       'no-console': ['error', { allow: ['error'] }],
     },
   },
-  // Dependencies point down (README, "Architecture"): src/ never imports the tests, its specs
-  // only their helpers; config/, common/ and edge/ import no feature folder; the edge is the
-  // outermost layer, which only the assembly imports. A later entry replaces an earlier one's rule
-  // for the same file, so each lists all of its patterns.
-  { files: ['src/**/*.ts'], rules: restrictImports(TESTS, EDGE) },
+  // Dependencies point down (README, "Architecture"): src/ never imports the tests, and only the
+  // specs import their helpers (src/testing/); config/, common/ and edge/ import no feature folder;
+  // the edge is the outermost layer, which only the assembly imports. A later entry replaces an
+  // earlier one's rule for the same file, so each lists all of its patterns.
+  { files: ['src/**/*.ts'], rules: restrictImports(TESTS, TESTING, EDGE) },
   {
     files: ['src/config/**/*.ts', 'src/common/**/*.ts'],
     ignores: ['**/*.spec.ts'],
-    rules: restrictImports(TESTS, FEATURES, EDGE),
+    rules: restrictImports(TESTS, TESTING, FEATURES, EDGE),
   },
-  { files: ['src/edge/**/*.ts'], rules: restrictImports(TESTS, FEATURES) },
-  { files: ASSEMBLY, rules: restrictImports(TESTS) },
+  { files: ['src/edge/**/*.ts'], rules: restrictImports(TESTS, TESTING, FEATURES) },
+  { files: ASSEMBLY, rules: restrictImports(TESTS, TESTING) },
   {
-    files: ['src/**/*.spec.ts'],
+    files: ['src/**/*.spec.ts', 'src/testing/**/*.ts'],
     ignores: ['src/edge/**'],
-    rules: restrictImports(TEST_HELPERS, EDGE),
+    rules: restrictImports(TESTS, EDGE),
   },
-  { files: ['src/edge/**/*.spec.ts'], rules: restrictImports(TEST_HELPERS, FEATURES) },
+  { files: ['src/edge/**/*.spec.ts'], rules: restrictImports(TESTS, FEATURES) },
   { files: ['test/**/*.ts', 'bench/**/*.ts'], rules: restrictImports(EDGE) },
   // What the edge knows of a connection is one Connection (issue 29), not slots on Node's objects.
   {
@@ -101,7 +100,7 @@ module.exports = defineConfig(
     rules: { 'no-restricted-syntax': NO_SYMBOL_SLOTS },
   },
   {
-    files: ['test/**/*.ts', 'src/**/*.spec.ts', 'bench/**/*.ts'],
+    files: ['test/**/*.ts', 'src/**/*.spec.ts', 'src/testing/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADDITIONS, type Addition } from './assemble';
-import { waitFor } from '../test/helpers/processes';
+import { waitFor } from '../src/testing/processes';
 import * as c from './common';
 import { type LoadSummary, stopLoad, unexpectedAnswers } from './load';
 import { fixed, machine, median, times } from './report';

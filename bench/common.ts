@@ -7,8 +7,8 @@ import Redis from 'ioredis';
 import { SystemClock } from '../src/common/clock';
 import { DepreciationService } from '../src/depreciation/depreciation.service';
 import { rateLimitMessage } from '../src/common/error-messages';
-import { freePort, RunningProcess, waitFor } from '../test/helpers/processes';
-import { README_EXAMPLE_REQUEST } from '../test/helpers/readme-example';
+import { freePort, RunningProcess, waitFor } from '../src/testing/processes';
+import { README_EXAMPLE_REQUEST } from '../src/testing/readme-example';
 
 /** What the bench's programs share. This file runs as dist-bench/bench/common.js. */
 export const ROOT = resolve(__dirname, '..', '..');

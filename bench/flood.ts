@@ -1,4 +1,4 @@
-import { pipeliningFlood } from '../test/helpers/pipelining-flood';
+import { pipeliningFlood } from '../src/testing/pipelining-flood';
 import { envNumber, MAIN_JS, runMain, SERVER_ENV, startServer } from './common';
 
 /**

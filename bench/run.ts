@@ -1,4 +1,4 @@
-import { RunningProcess } from '../test/helpers/processes';
+import { RunningProcess } from '../src/testing/processes';
 import * as c from './common';
 import { goalsTable } from './goals';
 import { LoadOptions, LoadSummary, runLoad, stopLoad, unexpectedAnswers } from './load';

@@ -1,4 +1,4 @@
-import { freePort, RunningProcess, waitFor } from '../test/helpers/processes';
+import { freePort, RunningProcess, waitFor } from '../src/testing/processes';
 import * as c from './common';
 import { runLoad } from './load';
 import { fixed } from './report';

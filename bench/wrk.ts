@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunningProcess } from '../test/helpers/processes';
+import { RunningProcess } from '../src/testing/processes';
 import { LOAD_CPU, OUT_DIR, pinned } from './common';
 import type { LoadOptions, LoadSummary } from './load';
 

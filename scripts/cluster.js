@@ -16,9 +16,9 @@ const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
 
 const MAIN = resolve(__dirname, '../dist/main.js');
-// The project's process runner (test/helpers/processes.ts), kept out of the production build and
+// The project's process runner (src/testing/processes.ts), kept out of the production build and
 // built by `npm run build:tools` (npm run cluster does both).
-const RUNNER = resolve(__dirname, '../dist-tools/test/helpers/processes.js');
+const RUNNER = resolve(__dirname, '../dist-tools/src/testing/processes.js');
 if (!existsSync(MAIN) || !existsSync(RUNNER)) {
   console.error(`${MAIN} or ${RUNNER} is missing: run npm run cluster (it builds both)`);
   process.exit(1);

@@ -7,6 +7,9 @@ const ASSEMBLY = ['app.setup.ts', 'main.ts', 'metrics/metrics.server.ts'];
 const EDGE_IMPORT = /\bfrom\s+'(?:\.\.?\/)+(?:[\w.-]+\/)*edge(?:\/[\w.-]+)?'/;
 /** A Symbol made to be a slot on another object (Symbol('x'), Symbol.for('x')). */
 const SYMBOL_SLOT = /\bSymbol(?:\.for)?\s*\(/;
+/** An import of src/testing/ (the tests' shared helpers), from anywhere in src/. */
+const TESTING_IMPORT =
+  /\b(?:from|import|require)\s*\(?\s*'(?:\.\.?\/)+(?:[\w.-]+\/)*testing\/[\w.-]+'/;
 /** An import, re-export or require of a module under the repository's test/: its path below test/. */
 const TEST_IMPORT = /\b(?:from|import|require)\s*\(?\s*'(?:\.\.\/)+test\/([\w./-]+)'/g;
 
@@ -26,13 +29,13 @@ const testImports = (source: string): string[] =>
 
 /**
  * The structure of issues 29 and 31, checked where ESLint may not run: the edge is the outermost
- * layer, what it knows of a connection is one object, not slots on Node's objects, and of the
- * tests only the specs use anything, their shared helpers (test/helpers/).
+ * layer, what it knows of a connection is one object, not slots on Node's objects, nothing in src/
+ * depends on test/, and only the specs use the tests' shared helpers (src/testing/).
  */
 describe('the architecture of src/', () => {
   const all = typescriptFiles();
-  /** The files that ship: no spec. */
-  const files = all.filter((file) => !file.endsWith('.spec.ts'));
+  /** The files that ship: no spec, and not the tests' helpers. */
+  const files = all.filter((file) => !file.endsWith('.spec.ts') && !file.startsWith('testing/'));
   // This spec aside: its own examples below name modules of test/ on purpose.
   const specs = all.filter(
     (file) => file.endsWith('.spec.ts') && file !== relative(__dirname, __filename),
@@ -54,21 +57,19 @@ describe('the architecture of src/', () => {
     expect(files.filter((file) => testImports(text(file)).length > 0)).toEqual([]);
   });
 
-  it('has its specs import only test/helpers/ of the tests', () => {
-    const outside = specs.flatMap((spec) =>
-      testImports(text(spec))
-        .filter((path) => !/^helpers\/[\w.-]+$/.test(path))
-        .map((path) => `${spec}: test/${path}`),
-    );
-    expect(outside).toEqual([]);
+  it('has no spec import test/: their shared helpers are src/testing/', () => {
+    expect(specs.filter((spec) => testImports(text(spec)).length > 0)).toEqual([]);
+  });
+
+  it('ships nothing that imports src/testing/', () => {
+    expect(files.filter((file) => TESTING_IMPORT.test(text(file)))).toEqual([]);
   });
 
   it('finds what it looks for (the checks above are not vacuous)', () => {
     expect(files).toContain('edge/edge.ts');
-    expect(specs.filter((spec) => testImports(text(spec)).length > 0).length).toBeGreaterThan(0);
-    expect(testImports("import { x } from '../../../test/helpers/settable-clock';")).toEqual([
-      'helpers/settable-clock',
-    ]);
+    expect(specs.filter((spec) => TESTING_IMPORT.test(text(spec))).length).toBeGreaterThan(0);
+    expect(TESTING_IMPORT.test("import { x } from '../testing/settable-clock';")).toBe(true);
+    expect(TESTING_IMPORT.test("import { x } from './testing/valid-inputs';")).toBe(true);
     expect(testImports("import '../test/setup-env';\nexport * from '../../test/x';")).toEqual([
       'setup-env',
       'x',

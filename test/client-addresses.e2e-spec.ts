@@ -1,15 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { nextClient, nextClients } from './helpers/clients';
+import { nextClient, nextClients } from '../src/testing/clients';
 
 /**
- * Test clients get their addresses from test/helpers/clients.ts. These tests check what it hands
+ * Test clients get their addresses from src/testing/clients.ts. These tests check what it hands
  * out, and that hand-picked loopback addresses do not come back into the test code.
  */
 
 const ROOT = join(__dirname, '..');
 /** Where the allocator itself and this file spell out its ranges. */
-const ALLOCATOR_FILES = ['test/helpers/clients.ts', 'test/client-addresses.e2e-spec.ts'];
+const ALLOCATOR_FILES = ['src/testing/clients.ts', 'test/client-addresses.e2e-spec.ts'];
 /**
  * At most this many distinct loopback literals, each where the address itself is what a test is
  * about (a TRUST_PROXY range's edges, a socket's address as the fallback key).
@@ -27,6 +27,7 @@ function testFiles(): string[] {
   return [
     ...filesUnder('test', (name) => name.endsWith('.ts')),
     ...filesUnder('src', (name) => name.endsWith('.spec.ts')),
+    ...filesUnder('src/testing', (name) => name.endsWith('.ts')),
   ].filter((file) => !ALLOCATOR_FILES.includes(file));
 }
 
@@ -70,7 +71,7 @@ describe('client addresses', () => {
         let clients: string[] = [];
         jest.isolateModules(() => {
           // eslint-disable-next-line @typescript-eslint/no-require-imports
-          const fresh = require('./helpers/clients') as { nextClients: typeof nextClients };
+          const fresh = require('../src/testing/clients') as { nextClients: typeof nextClients };
           clients = fresh.nextClients(300);
         });
         return clients;

@@ -1,10 +1,10 @@
 import { MemoryDailyLimitStorage } from '../src/rate-limit/memory-daily-limit.storage';
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
-import { nextClient } from './helpers/clients';
-import { remaining } from './helpers/daily-limit';
-import { depreciate } from './helpers/http';
-import { ServerProcess, startServer } from './helpers/server-process';
-import { listenTestApp } from './helpers/test-app';
+import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { nextClient } from '../src/testing/clients';
+import { remaining } from '../src/testing/daily-limit';
+import { depreciate } from '../src/testing/http';
+import { ServerProcess, startServer } from '../src/testing/server-process';
+import { listenTestApp } from '../src/testing/test-app';
 
 const LIMIT = 3;
 const forwarded = (address: string) => ({ 'x-forwarded-for': address });

@@ -6,11 +6,11 @@ import {
   FetchLike,
 } from '@vehicle-depreciation/client';
 import { performance } from 'node:perf_hooks';
-import { freePort, PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
-import { README_EXAMPLE_REQUEST } from './helpers/readme-example';
-import { recordAnswer } from './helpers/bodies';
-import { RawConnection } from './helpers/raw-http';
-import { ServerProcess, startServer } from './helpers/server-process';
+import { freePort, PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { README_EXAMPLE_REQUEST } from '../src/testing/readme-example';
+import { recordAnswer } from '../src/testing/bodies';
+import { RawConnection } from '../src/testing/raw-http';
+import { ServerProcess, startServer } from '../src/testing/server-process';
 
 /**
  * The TypeScript client (clients/typescript, as built into its dist/ and imported by its package

@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
-import { nextClient } from './helpers/clients';
-import { remaining } from './helpers/daily-limit';
-import { LIBFAKETIME } from './helpers/system-tools';
-import { depreciate } from './helpers/http';
-import { ServerProcess, startServer } from './helpers/server-process';
-import { describeWithTools } from './helpers/system-tools';
+import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { nextClient } from '../src/testing/clients';
+import { remaining } from '../src/testing/daily-limit';
+import { LIBFAKETIME } from '../src/testing/system-tools';
+import { depreciate } from '../src/testing/http';
+import { ServerProcess, startServer } from '../src/testing/server-process';
+import { describeWithTools } from '../src/testing/system-tools';
 
 const LIMIT = 3;
 

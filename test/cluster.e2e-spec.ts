@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
-import { PROCESS_TEST_TIMEOUT_MS, RunningProcess } from './helpers/processes';
-import { nextClient } from './helpers/clients';
-import { health, redisHealth, remaining } from './helpers/daily-limit';
-import { depreciate } from './helpers/http';
-import { parseResponses, RawConnection, rawRequest } from './helpers/raw-http';
-import { describeWithTools } from './helpers/system-tools';
+import { PROCESS_TEST_TIMEOUT_MS, RunningProcess } from '../src/testing/processes';
+import { nextClient } from '../src/testing/clients';
+import { health, redisHealth, remaining } from '../src/testing/daily-limit';
+import { depreciate } from '../src/testing/http';
+import { parseResponses, RawConnection, rawRequest } from '../src/testing/raw-http';
+import { describeWithTools } from '../src/testing/system-tools';
 
 const LIMIT = 5;
 const PER_CLIENT_CONNECTIONS = 4;

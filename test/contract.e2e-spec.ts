@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { breakingChanges, type Document } from './helpers/breaking-changes';
+import { breakingChanges, type Document } from '../src/testing/breaking-changes';
 
 const read = (file: string) =>
   JSON.parse(readFileSync(join(__dirname, '..', file), 'utf8')) as Document;

@@ -4,11 +4,17 @@ import {
   README_EXAMPLE_ANSWER,
   README_EXAMPLE_AT,
   README_EXAMPLE_REQUEST as EXAMPLE,
-} from './helpers/readme-example';
-import { answerAt, INTERNAL_ERROR, INVALID, TOO_LARGE, UNSUPPORTED_TYPE } from './helpers/bodies';
-import { SettableClock } from './helpers/settable-clock';
-import { MODEL_ANSWERS } from './helpers/depreciation-figures';
-import { createTestApp, depreciateIn } from './helpers/test-app';
+} from '../src/testing/readme-example';
+import {
+  answerAt,
+  INTERNAL_ERROR,
+  INVALID,
+  TOO_LARGE,
+  UNSUPPORTED_TYPE,
+} from '../src/testing/bodies';
+import { SettableClock } from '../src/testing/settable-clock';
+import { MODEL_ANSWERS } from '../src/testing/depreciation-figures';
+import { createTestApp, depreciateIn } from '../src/testing/test-app';
 
 @Controller('boom')
 class BoomController {

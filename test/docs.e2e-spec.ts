@@ -6,11 +6,17 @@ import { dirname, join } from 'node:path';
 import request from 'supertest';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIV3 } from 'openapi-types';
-import { expectDocumentedAnswer } from './helpers/openapi';
-import { README_EXAMPLE_REQUEST } from './helpers/readme-example';
-import { INTERNAL_ERROR, INVALID, limited, TOO_LARGE, UNSUPPORTED_TYPE } from './helpers/bodies';
-import { exchange, parseResponses, type RawResponse } from './helpers/raw-http';
-import { createTestApp, listenTestApp } from './helpers/test-app';
+import { expectDocumentedAnswer } from '../src/testing/openapi';
+import { README_EXAMPLE_REQUEST } from '../src/testing/readme-example';
+import {
+  INTERNAL_ERROR,
+  INVALID,
+  limited,
+  TOO_LARGE,
+  UNSUPPORTED_TYPE,
+} from '../src/testing/bodies';
+import { exchange, parseResponses, type RawResponse } from '../src/testing/raw-http';
+import { createTestApp, listenTestApp } from '../src/testing/test-app';
 
 interface OpenApi {
   paths: Record<

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { limited, TOO_LARGE, VALID } from './helpers/bodies';
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
-import { curlRequests, fetchRequest, openConnections } from './helpers/edge-clients';
-import { nextClient, nextClients } from './helpers/clients';
-import { remaining } from './helpers/daily-limit';
+import { limited, TOO_LARGE, VALID } from '../src/testing/bodies';
+import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { curlRequests, fetchRequest, openConnections } from '../src/testing/edge-clients';
+import { nextClient, nextClients } from '../src/testing/clients';
+import { remaining } from '../src/testing/daily-limit';
 import {
   depreciate,
   keepAliveAgent,
@@ -17,11 +17,11 @@ import {
   send,
   type HttpCall,
   tally,
-} from './helpers/http';
-import { exchange, parseResponses, RawConnection, rawRequest } from './helpers/raw-http';
-import { RedisServer } from './helpers/redis-server';
-import { ServerProcess, startServer, untilReady } from './helpers/server-process';
-import { describeWithTools } from './helpers/system-tools';
+} from '../src/testing/http';
+import { exchange, parseResponses, RawConnection, rawRequest } from '../src/testing/raw-http';
+import { RedisServer } from '../src/testing/redis-server';
+import { ServerProcess, startServer, untilReady } from '../src/testing/server-process';
+import { describeWithTools } from '../src/testing/system-tools';
 
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 

@@ -1,12 +1,12 @@
 import { Controller, Get } from '@nestjs/common';
 import { SkipThrottle } from '@nestjs/throttler';
-import { limited } from './helpers/bodies';
-import { nextClients } from './helpers/clients';
-import { depreciate, send } from './helpers/http';
-import { exchange, parseResponses, rawRequest, RawConnection } from './helpers/raw-http';
-import { ServerProcess, startServer } from './helpers/server-process';
-import { listenTestApp } from './helpers/test-app';
-import { sleep } from './helpers/processes';
+import { limited } from '../src/testing/bodies';
+import { nextClients } from '../src/testing/clients';
+import { depreciate, send } from '../src/testing/http';
+import { exchange, parseResponses, rawRequest, RawConnection } from '../src/testing/raw-http';
+import { ServerProcess, startServer } from '../src/testing/server-process';
+import { listenTestApp } from '../src/testing/test-app';
+import { sleep } from '../src/testing/processes';
 
 type Body = { statusCode: number; message: string };
 type Answers = Record<number, Body>;

@@ -1,9 +1,9 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { README_EXAMPLE_ANSWER, README_EXAMPLE_AT } from './helpers/readme-example';
-import { INVALID, VALID } from './helpers/bodies';
-import { SettableClock } from './helpers/settable-clock';
-import { exchange, parseResponses } from './helpers/raw-http';
-import { createTestApp, depreciateIn, listenTestApp } from './helpers/test-app';
+import { README_EXAMPLE_ANSWER, README_EXAMPLE_AT } from '../src/testing/readme-example';
+import { INVALID, VALID } from '../src/testing/bodies';
+import { SettableClock } from '../src/testing/settable-clock';
+import { exchange, parseResponses } from '../src/testing/raw-http';
+import { createTestApp, depreciateIn, listenTestApp } from '../src/testing/test-app';
 
 /** Answers the fuzz test (fuzz.e2e-spec.ts) found wrong, pinned here one by one. */
 

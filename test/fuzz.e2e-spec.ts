@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import { FuzzRequest, fuzzRequest } from './helpers/fuzz-requests';
-import { problemWith } from './helpers/fuzz-checks';
-import { nextClients } from './helpers/clients';
-import { exchange } from './helpers/raw-http';
-import { ServerProcess, startServer } from './helpers/server-process';
+import { FuzzRequest, fuzzRequest } from '../src/testing/fuzz-requests';
+import { problemWith } from '../src/testing/fuzz-checks';
+import { nextClients } from '../src/testing/clients';
+import { exchange } from '../src/testing/raw-http';
+import { ServerProcess, startServer } from '../src/testing/server-process';
 
 /**
  * Thousands of generated requests against the built server (`node dist/main.js`): every answer is

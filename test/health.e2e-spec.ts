@@ -1,6 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { createTestApp, depreciateIn, scrapeMetrics } from './helpers/test-app';
+import { createTestApp, depreciateIn, scrapeMetrics } from '../src/testing/test-app';
 
 describe('GET /health (memory store)', () => {
   let app: INestApplication;

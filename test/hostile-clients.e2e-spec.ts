@@ -1,10 +1,10 @@
-import { TOO_LARGE } from './helpers/bodies';
-import { PROCESS_TEST_TIMEOUT_MS, waitFor } from './helpers/processes';
-import { nextClient, nextClients } from './helpers/clients';
-import { remaining } from './helpers/daily-limit';
-import { depreciate, send } from './helpers/http';
-import { exchange, parseResponses, RawConnection, rawRequest } from './helpers/raw-http';
-import { ServerProcess, startServer } from './helpers/server-process';
+import { TOO_LARGE } from '../src/testing/bodies';
+import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { nextClient, nextClients } from '../src/testing/clients';
+import { remaining } from '../src/testing/daily-limit';
+import { depreciate, send } from '../src/testing/http';
+import { exchange, parseResponses, RawConnection, rawRequest } from '../src/testing/raw-http';
+import { ServerProcess, startServer } from '../src/testing/server-process';
 
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 

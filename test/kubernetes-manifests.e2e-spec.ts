@@ -12,7 +12,7 @@ import {
   MANIFESTS,
   Secret,
   Service,
-} from './helpers/manifests';
+} from '../src/testing/manifests';
 
 /**
  * deploy/kubernetes/: every object valid against Kubernetes' own schemas (the kubernetes-models

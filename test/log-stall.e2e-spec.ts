@@ -1,7 +1,7 @@
-import { accepts, PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
-import { nextClient } from './helpers/clients';
-import { keepAliveAgent, send } from './helpers/http';
-import { ServerProcess, startServer } from './helpers/server-process';
+import { accepts, PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { nextClient } from '../src/testing/clients';
+import { keepAliveAgent, send } from '../src/testing/http';
+import { ServerProcess, startServer } from '../src/testing/server-process';
 
 /**
  * A log reader that stops reading (a full disk, a slow agent) never stops the service

@@ -5,11 +5,11 @@ import { hostname } from 'node:os';
 import request from 'supertest';
 import { BODY_LIMIT_BYTES } from '../src/common/json-body';
 import { AppLogger, createAppLogger } from '../src/logging/app-logger';
-import { recordingAppLogger } from './helpers/recording-logger';
-import { INTERNAL_ERROR, ISO_TIME, VALID } from './helpers/bodies';
-import { RawConnection, rawRequest } from './helpers/raw-http';
-import { createTestApp, depreciateIn } from './helpers/test-app';
-import { waitFor } from './helpers/processes';
+import { recordingAppLogger } from '../src/testing/recording-logger';
+import { INTERNAL_ERROR, ISO_TIME, VALID } from '../src/testing/bodies';
+import { RawConnection, rawRequest } from '../src/testing/raw-http';
+import { createTestApp, depreciateIn } from '../src/testing/test-app';
+import { waitFor } from '../src/testing/processes';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** The line logged for a request this test made (from 127.0.0.1), whole. */

@@ -3,10 +3,10 @@ import request from 'supertest';
 import { MetricsServer } from '../src/metrics/metrics.server';
 import { MetricsService } from '../src/metrics/metrics.service';
 import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
-import { OverLimitStorage } from './helpers/daily-limit';
-import { VALID } from './helpers/bodies';
-import { send } from './helpers/http';
-import { createTestApp, depreciateIn, scrapeMetrics } from './helpers/test-app';
+import { OverLimitStorage } from '../src/testing/daily-limit';
+import { VALID } from '../src/testing/bodies';
+import { send } from '../src/testing/http';
+import { createTestApp, depreciateIn, scrapeMetrics } from '../src/testing/test-app';
 
 /** The sample lines of one metric family, e.g. `http_requests_total{...} 1`. */
 const samples = (text: string, name: string): string[] =>

@@ -1,12 +1,12 @@
-import { PROCESS_TEST_TIMEOUT_MS, waitFor } from './helpers/processes';
-import { VALID } from './helpers/bodies';
-import { nextClient } from './helpers/clients';
-import { remaining } from './helpers/daily-limit';
-import { depreciate, send } from './helpers/http';
-import { RedisServer } from './helpers/redis-server';
-import { ServerProcess, startServer, untilReady } from './helpers/server-process';
-import { LIBFAKETIME } from './helpers/system-tools';
-import { describeWithTools } from './helpers/system-tools';
+import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { VALID } from '../src/testing/bodies';
+import { nextClient } from '../src/testing/clients';
+import { remaining } from '../src/testing/daily-limit';
+import { depreciate, send } from '../src/testing/http';
+import { RedisServer } from '../src/testing/redis-server';
+import { ServerProcess, startServer, untilReady } from '../src/testing/server-process';
+import { LIBFAKETIME } from '../src/testing/system-tools';
+import { describeWithTools } from '../src/testing/system-tools';
 
 const LIMIT = 2;
 

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
+import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
 
 const ROOT = join(__dirname, '..');
 const COMMITTED = join(ROOT, 'openapi.json');

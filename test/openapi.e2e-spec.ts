@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
-import { send } from './helpers/http';
-import { ServerProcess, startServer } from './helpers/server-process';
+import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { send } from '../src/testing/http';
+import { ServerProcess, startServer } from '../src/testing/server-process';
 
 const COMMITTED = join(__dirname, '..', 'openapi.json');
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { chartJsPath, clientPath } from '../src/page/page-assets';
-import { createTestApp, depreciateIn } from './helpers/test-app';
+import { createTestApp, depreciateIn } from '../src/testing/test-app';
 
 const LIMIT = 100;
 

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, BrowserContext, BrowserContextOptions, chromium, Page } from 'playwright-core';
-import { ServerProcess, startServer } from './helpers/server-process';
-import { waitFor } from './helpers/processes';
+import { ServerProcess, startServer } from '../src/testing/server-process';
+import { waitFor } from '../src/testing/processes';
 import {
   askApi,
   axeViolations,
@@ -16,7 +16,7 @@ import {
   tableRows,
   Vehicle,
   YEAR,
-} from './helpers/calculator-page';
+} from '../src/testing/calculator-page';
 
 /**
  * The calculator page in a real headless Chromium (Debian's), against the built server started as

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
-import { pipeliningFlood } from './helpers/pipelining-flood';
-import { ServerProcess, startServer } from './helpers/server-process';
-import { describeWithTools } from './helpers/system-tools';
+import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { pipeliningFlood } from '../src/testing/pipelining-flood';
+import { ServerProcess, startServer } from '../src/testing/server-process';
+import { describeWithTools } from '../src/testing/system-tools';
 
 const CONNECTIONS = 1_000;
 const MB = 2 ** 20;

@@ -3,13 +3,13 @@ import {
   README_EXAMPLE_ANSWER,
   README_EXAMPLE_AT,
   README_EXAMPLE_REQUEST as EXAMPLE,
-} from './helpers/readme-example';
-import { SettableClock } from './helpers/settable-clock';
-import { answerAt, INVALID } from './helpers/bodies';
-import { nextClient } from './helpers/clients';
-import { depreciate } from './helpers/http';
-import { ServerProcess, startServer } from './helpers/server-process';
-import { createTestApp, depreciateIn } from './helpers/test-app';
+} from '../src/testing/readme-example';
+import { SettableClock } from '../src/testing/settable-clock';
+import { answerAt, INVALID } from '../src/testing/bodies';
+import { nextClient } from '../src/testing/clients';
+import { depreciate } from '../src/testing/http';
+import { ServerProcess, startServer } from '../src/testing/server-process';
+import { createTestApp, depreciateIn } from '../src/testing/test-app';
 
 /** The README's sedan three years on (docs/model.md, "Projection"): 12.5 % a year from 10,514.63. */
 const THREE_YEARS = [

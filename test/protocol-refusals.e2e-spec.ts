@@ -1,15 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { VALID } from './helpers/bodies';
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
-import { curlRequests } from './helpers/edge-clients';
-import { nextClient } from './helpers/clients';
-import { remaining } from './helpers/daily-limit';
-import { depreciate, send } from './helpers/http';
-import { exchange, parseResponses } from './helpers/raw-http';
-import { ServerProcess, startServer } from './helpers/server-process';
-import { describeWithTools } from './helpers/system-tools';
+import { VALID } from '../src/testing/bodies';
+import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { curlRequests } from '../src/testing/edge-clients';
+import { nextClient } from '../src/testing/clients';
+import { remaining } from '../src/testing/daily-limit';
+import { depreciate, send } from '../src/testing/http';
+import { exchange, parseResponses } from '../src/testing/raw-http';
+import { ServerProcess, startServer } from '../src/testing/server-process';
+import { describeWithTools } from '../src/testing/system-tools';
 
 /**
  * What the request's framing says that the service does not speak (docs/contract.md, "Errors"):

@@ -9,14 +9,14 @@ import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
 import { IncomingHttpHeaders } from 'node:http';
 import { BODY_LIMIT_BYTES } from '../src/common/json-body';
 import { DAY_MS } from '../src/rate-limit/daily-window';
-import { nextClient } from './helpers/clients';
-import { depreciate, HttpAnswer, send } from './helpers/http';
-import { INTERNAL_ERROR, INVALID, limited, UNSUPPORTED_TYPE, VALID } from './helpers/bodies';
-import { OverLimitStorage } from './helpers/daily-limit';
-import { SettableClock } from './helpers/settable-clock';
-import { README_EXAMPLE_ANSWER } from './helpers/readme-example';
-import { MAIN_JS, runToExit } from './helpers/server-process';
-import { listenTestApp, scrapeMetrics, startupFailure } from './helpers/test-app';
+import { nextClient } from '../src/testing/clients';
+import { depreciate, HttpAnswer, send } from '../src/testing/http';
+import { INTERNAL_ERROR, INVALID, limited, UNSUPPORTED_TYPE, VALID } from '../src/testing/bodies';
+import { OverLimitStorage } from '../src/testing/daily-limit';
+import { SettableClock } from '../src/testing/settable-clock';
+import { README_EXAMPLE_ANSWER } from '../src/testing/readme-example';
+import { MAIN_JS, runToExit } from '../src/testing/server-process';
+import { listenTestApp, scrapeMetrics, startupFailure } from '../src/testing/test-app';
 
 const DIST = dirname(MAIN_JS);
 

@@ -2,13 +2,13 @@ import Redis from 'ioredis';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROCESS_TEST_TIMEOUT_MS, waitFor } from './helpers/processes';
-import { nextClients } from './helpers/clients';
-import { remaining } from './helpers/daily-limit';
-import { depreciate } from './helpers/http';
-import { RedisServer } from './helpers/redis-server';
-import { isShared, ServerProcess, startServer, untilShared } from './helpers/server-process';
-import { describeWithTools, LIBFAKETIME } from './helpers/system-tools';
+import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { nextClients } from '../src/testing/clients';
+import { remaining } from '../src/testing/daily-limit';
+import { depreciate } from '../src/testing/http';
+import { RedisServer } from '../src/testing/redis-server';
+import { isShared, ServerProcess, startServer, untilShared } from '../src/testing/server-process';
+import { describeWithTools, LIBFAKETIME } from '../src/testing/system-tools';
 
 /** The clients, each on a key of the 27th (the day counted in). */
 const [A, C, D] = nextClients(3);

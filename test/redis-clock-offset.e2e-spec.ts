@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROCESS_TEST_TIMEOUT_MS, waitFor } from './helpers/processes';
-import { nextClient } from './helpers/clients';
-import { health, redisHealth, remaining } from './helpers/daily-limit';
-import { depreciate, send } from './helpers/http';
-import { RedisServer } from './helpers/redis-server';
-import { ServerProcess, startServer, untilShared } from './helpers/server-process';
-import { describeWithTools, LIBFAKETIME } from './helpers/system-tools';
+import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { nextClient } from '../src/testing/clients';
+import { health, redisHealth, remaining } from '../src/testing/daily-limit';
+import { depreciate, send } from '../src/testing/http';
+import { RedisServer } from '../src/testing/redis-server';
+import { ServerProcess, startServer, untilShared } from '../src/testing/server-process';
+import { describeWithTools, LIBFAKETIME } from '../src/testing/system-tools';
 
 /** libfaketime for a server, its clock from `file` (FAKETIME_NO_CACHE: read at every call). */
 const clockFromFile = (file: string) => ({

@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { Cluster } from 'ioredis';
-import { nextClient } from './helpers/clients';
-import { todayKey } from './helpers/daily-limit';
-import { describeFailover, passedAcross } from './helpers/failover';
-import { RedisCluster } from './helpers/redis-cluster';
-import { waitFor } from './helpers/processes';
+import { nextClient } from '../src/testing/clients';
+import { todayKey } from '../src/testing/daily-limit';
+import { describeFailover, passedAcross } from '../src/testing/failover';
+import { RedisCluster } from '../src/testing/redis-cluster';
+import { waitFor } from '../src/testing/processes';
 
 let redis: RedisCluster;
 let inspect: Cluster;

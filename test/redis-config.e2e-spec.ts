@@ -1,12 +1,12 @@
 import Redis from 'ioredis';
-import { leakedParts, PASSWORD_SHAPES } from './helpers/password-leaks';
-import { freePort, PROCESS_TEST_TIMEOUT_MS, waitFor } from './helpers/processes';
-import { nextClient } from './helpers/clients';
-import { health, redisHealth } from './helpers/daily-limit';
-import { depreciate } from './helpers/http';
-import { RedisServer, untilAskedTwiceMore } from './helpers/redis-server';
-import { runToExit, ServerProcess, startServer, untilShared } from './helpers/server-process';
-import { describeWithTools } from './helpers/system-tools';
+import { leakedParts, PASSWORD_SHAPES } from '../src/testing/password-leaks';
+import { freePort, PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { nextClient } from '../src/testing/clients';
+import { health, redisHealth } from '../src/testing/daily-limit';
+import { depreciate } from '../src/testing/http';
+import { RedisServer, untilAskedTwiceMore } from '../src/testing/redis-server';
+import { runToExit, ServerProcess, startServer, untilShared } from '../src/testing/server-process';
+import { describeWithTools } from '../src/testing/system-tools';
 
 describeWithTools(['redis-server'], 'REDIS_URL as the built server reads it', () => {
   let redis: RedisServer;

@@ -1,8 +1,8 @@
 import { RedisDailyLimitStorage } from '../src/rate-limit/redis/redis-daily-limit.storage';
-import { PROCESS_TEST_TIMEOUT_MS, waitFor } from './helpers/processes';
-import { untilAskedTwiceMore } from './helpers/redis-server';
-import { useRedisStore } from './helpers/redis-store';
-import { describeWithTools } from './helpers/system-tools';
+import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { untilAskedTwiceMore } from '../src/testing/redis-server';
+import { useRedisStore } from '../src/testing/redis-store';
+import { describeWithTools } from '../src/testing/system-tools';
 
 /** The Redis store's faults against a real redis-server: bad values, restarts, resets, databases. */
 

@@ -1,9 +1,9 @@
 import { createRedisClient } from '../src/rate-limit/redis/redis-clients';
 import { redisKey } from '../src/rate-limit/redis/redis-daily-count-script';
 import { RedisDailyLimitStorage } from '../src/rate-limit/redis/redis-daily-limit.storage';
-import { waitFor } from './helpers/processes';
-import { useRedisStore } from './helpers/redis-store';
-import { describeWithTools } from './helpers/system-tools';
+import { waitFor } from '../src/testing/processes';
+import { useRedisStore } from '../src/testing/redis-store';
+import { describeWithTools } from '../src/testing/system-tools';
 
 /** The Redis store against a real redis-server (its unit spec, with a fake client, is in src/). */
 

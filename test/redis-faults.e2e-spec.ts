@@ -1,10 +1,10 @@
-import { PROCESS_TEST_TIMEOUT_MS, sleep, waitFor } from './helpers/processes';
-import { nextClient, nextClients } from './helpers/clients';
-import { health, redisHealth, remaining } from './helpers/daily-limit';
-import { depreciate, send, TimedAnswer } from './helpers/http';
-import { RedisServer } from './helpers/redis-server';
-import { isShared, ServerProcess, startServer, untilShared } from './helpers/server-process';
-import { describeWithTools } from './helpers/system-tools';
+import { PROCESS_TEST_TIMEOUT_MS, sleep, waitFor } from '../src/testing/processes';
+import { nextClient, nextClients } from '../src/testing/clients';
+import { health, redisHealth, remaining } from '../src/testing/daily-limit';
+import { depreciate, send, TimedAnswer } from '../src/testing/http';
+import { RedisServer } from '../src/testing/redis-server';
+import { isShared, ServerProcess, startServer, untilShared } from '../src/testing/server-process';
+import { describeWithTools } from '../src/testing/system-tools';
 
 const LIMIT = 20;
 /** Generous: a request in fallback takes a few ms; a slow Redis costs at most its 200 ms timeout. */

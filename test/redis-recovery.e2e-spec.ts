@@ -1,11 +1,11 @@
 import Redis from 'ioredis';
-import { PROCESS_TEST_TIMEOUT_MS, waitFor } from './helpers/processes';
-import { nextClient } from './helpers/clients';
-import { todayKey } from './helpers/daily-limit';
-import { depreciate, send } from './helpers/http';
-import { RedisServer } from './helpers/redis-server';
-import { isShared, ServerProcess, startServer, untilShared } from './helpers/server-process';
-import { describeWithTools } from './helpers/system-tools';
+import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { nextClient } from '../src/testing/clients';
+import { todayKey } from '../src/testing/daily-limit';
+import { depreciate, send } from '../src/testing/http';
+import { RedisServer } from '../src/testing/redis-server';
+import { isShared, ServerProcess, startServer, untilShared } from '../src/testing/server-process';
+import { describeWithTools } from '../src/testing/system-tools';
 
 const LIMIT = 20;
 describeWithTools(

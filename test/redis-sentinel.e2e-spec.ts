@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
-import { describeFailover } from './helpers/failover';
-import { RedisSentinels, SENTINEL_NAME } from './helpers/redis-sentinel';
+import { describeFailover } from '../src/testing/failover';
+import { RedisSentinels, SENTINEL_NAME } from '../src/testing/redis-sentinel';
 
 describeFailover({
   name: 'sentinel',

@@ -2,11 +2,11 @@ import Redis from 'ioredis';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, PROCESS_TEST_TIMEOUT_MS, waitFor } from './helpers/processes';
-import { nextClient } from './helpers/clients';
-import { health, redisHealth } from './helpers/daily-limit';
-import { depreciate } from './helpers/http';
-import { RedisServer } from './helpers/redis-server';
+import { freePort, PROCESS_TEST_TIMEOUT_MS, waitFor } from '../src/testing/processes';
+import { nextClient } from '../src/testing/clients';
+import { health, redisHealth } from '../src/testing/daily-limit';
+import { depreciate } from '../src/testing/http';
+import { RedisServer } from '../src/testing/redis-server';
 import {
   isShared,
   runToExit,
@@ -14,8 +14,8 @@ import {
   startServer,
   untilReady,
   untilShared,
-} from './helpers/server-process';
-import { describeWithTools } from './helpers/system-tools';
+} from '../src/testing/server-process';
+import { describeWithTools } from '../src/testing/system-tools';
 
 /** What the Redis store checks of a real redis-server before it counts there: policy and ACL. */
 

@@ -1,12 +1,12 @@
 import Redis from 'ioredis';
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
-import { limited } from './helpers/bodies';
-import { nextClient } from './helpers/clients';
-import { health, redisHealth, remaining, todayKey } from './helpers/daily-limit';
-import { depreciate } from './helpers/http';
-import { RedisServer } from './helpers/redis-server';
-import { ServerProcess, startServer, untilShared } from './helpers/server-process';
-import { describeWithTools } from './helpers/system-tools';
+import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { limited } from '../src/testing/bodies';
+import { nextClient } from '../src/testing/clients';
+import { health, redisHealth, remaining, todayKey } from '../src/testing/daily-limit';
+import { depreciate } from '../src/testing/http';
+import { RedisServer } from '../src/testing/redis-server';
+import { ServerProcess, startServer, untilShared } from '../src/testing/server-process';
+import { describeWithTools } from '../src/testing/system-tools';
 
 const LIMIT = 20;
 /** The client of the first test, whose key the third reads. */

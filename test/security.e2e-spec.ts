@@ -2,10 +2,10 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
 import type { AddressInfo } from 'node:net';
-import { limited } from './helpers/bodies';
-import { OverLimitStorage } from './helpers/daily-limit';
-import { exchange, parseResponses } from './helpers/raw-http';
-import { createTestApp, depreciateIn } from './helpers/test-app';
+import { limited } from '../src/testing/bodies';
+import { OverLimitStorage } from '../src/testing/daily-limit';
+import { exchange, parseResponses } from '../src/testing/raw-http';
+import { createTestApp, depreciateIn } from '../src/testing/test-app';
 
 const STRICT_CSP =
   "default-src 'self';base-uri 'self';font-src 'self';form-action 'self';frame-ancestors 'self';" +

@@ -1,13 +1,13 @@
 import { once } from 'node:events';
 import { AddressInfo, createServer, Server } from 'node:net';
-import { README_EXAMPLE_REQUEST } from './helpers/readme-example';
-import { answerAt, limited } from './helpers/bodies';
-import { nextClient } from './helpers/clients';
-import { depreciate, send } from './helpers/http';
-import { freePort, sleep } from './helpers/processes';
-import { tryConnect } from './helpers/raw-http';
-import { runToExit, ServerProcess, startServer } from './helpers/server-process';
-import { describeIsolated, ISOLATED_NETWORK } from './helpers/system-tools';
+import { README_EXAMPLE_REQUEST } from '../src/testing/readme-example';
+import { answerAt, limited } from '../src/testing/bodies';
+import { nextClient } from '../src/testing/clients';
+import { depreciate, send } from '../src/testing/http';
+import { freePort, sleep } from '../src/testing/processes';
+import { tryConnect } from '../src/testing/raw-http';
+import { runToExit, ServerProcess, startServer } from '../src/testing/server-process';
+import { describeIsolated, ISOLATED_NETWORK } from '../src/testing/system-tools';
 
 /** A documented answer of /docs-json: its JSON example and its headers' examples. */
 interface Documented {

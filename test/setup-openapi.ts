@@ -1,5 +1,5 @@
-import { recordedAnswers } from './helpers/bodies';
-import { expectDocumentedAnswer } from './helpers/openapi';
+import { recordedAnswers } from '../src/testing/bodies';
+import { expectDocumentedAnswer } from '../src/testing/openapi';
 
 // Every answer of the operation an e2e test received must be what the OpenAPI document promises:
 // the schemas clients generate their types from. Checked once per file, after its tests.

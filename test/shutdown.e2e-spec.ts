@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { answerAt, VALID } from './helpers/bodies';
+import { answerAt, VALID } from '../src/testing/bodies';
 import {
   depreciate,
   keepAliveAgent,
@@ -8,11 +8,11 @@ import {
   POST_JSON,
   send,
   tally,
-} from './helpers/http';
-import { nextClients } from './helpers/clients';
-import { parseResponses, RawConnection, rawRequest, tryConnect } from './helpers/raw-http';
-import { ServerProcess, startServer } from './helpers/server-process';
-import { waitFor } from './helpers/processes';
+} from '../src/testing/http';
+import { nextClients } from '../src/testing/clients';
+import { parseResponses, RawConnection, rawRequest, tryConnect } from '../src/testing/raw-http';
+import { ServerProcess, startServer } from '../src/testing/server-process';
+import { waitFor } from '../src/testing/processes';
 
 const BODY = JSON.stringify(VALID);
 

@@ -16,14 +16,14 @@ import { DailyLimitGuard } from '../src/rate-limit/daily-limit.guard';
 import { DailyLimitStorage } from '../src/rate-limit/daily-limit.storage';
 import { DAY_MS } from '../src/rate-limit/daily-window';
 import { RATE_LIMIT_HEADERS } from '../src/rate-limit/rate-limit-headers';
-import { RecordingLogger } from './helpers/recording-logger';
-import { INVALID, limited } from './helpers/bodies';
-import { nextClients } from './helpers/clients';
-import { OverLimitStorage, startRedisStore, todayKey } from './helpers/daily-limit';
-import { depreciate, HttpAnswer, send } from './helpers/http';
-import { RedisServer } from './helpers/redis-server';
-import { describeWithTools } from './helpers/system-tools';
-import { listenTestApp, startupFailure } from './helpers/test-app';
+import { RecordingLogger } from '../src/testing/recording-logger';
+import { INVALID, limited } from '../src/testing/bodies';
+import { nextClients } from '../src/testing/clients';
+import { OverLimitStorage, startRedisStore, todayKey } from '../src/testing/daily-limit';
+import { depreciate, HttpAnswer, send } from '../src/testing/http';
+import { RedisServer } from '../src/testing/redis-server';
+import { describeWithTools } from '../src/testing/system-tools';
+import { listenTestApp, startupFailure } from '../src/testing/test-app';
 
 /** Two clients of this suite (each test has an app of its own, so its own budgets). */
 const [ALICE, BOB] = nextClients(2);

@@ -1,17 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { TOO_LARGE } from './helpers/bodies';
-import { PROCESS_TEST_TIMEOUT_MS } from './helpers/processes';
-import { nextClient } from './helpers/clients';
-import { send } from './helpers/http';
+import { TOO_LARGE } from '../src/testing/bodies';
+import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
+import { nextClient } from '../src/testing/clients';
+import { send } from '../src/testing/http';
 import {
   exchange,
   parseResponses,
   RawConnection,
   type RawResponse,
   rawRequest,
-} from './helpers/raw-http';
-import { ServerProcess, startServer } from './helpers/server-process';
+} from '../src/testing/raw-http';
+import { ServerProcess, startServer } from '../src/testing/server-process';
 
 const KIB = 1024;
 const MIB = KIB * KIB;

@@ -1,5 +1,5 @@
 import { ExecutionContext, UnsupportedMediaTypeException } from '@nestjs/common';
-import { errorBodyOf } from '../../test/helpers/error-body-of';
+import { errorBodyOf } from '../testing/error-body-of';
 import { isJsonContentType } from './json-body';
 import { JsonContentTypeGuard } from './json-content-type.guard';
 

@@ -1,4 +1,4 @@
-import { leakedParts, PASSWORD_SHAPES } from '../../test/helpers/password-leaks';
+import { leakedParts, PASSWORD_SHAPES } from '../testing/password-leaks';
 import { validateEnvironment } from './environment';
 
 /** The start-up error for `raw`. */

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { PROPERTY_YEAR, propertyClock, validInputFields } from '../../test/helpers/valid-inputs';
+import { PROPERTY_YEAR, propertyClock, validInputFields } from '../testing/valid-inputs';
 import { DepreciationService } from './depreciation.service';
 import type { CalculateDepreciationDto as DepreciationInput } from './dto/calculate-depreciation.dto';
 import { toCents } from './money';

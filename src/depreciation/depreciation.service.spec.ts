@@ -1,8 +1,8 @@
 import { BadRequestException } from '@nestjs/common';
-import { errorBodyOf } from '../../test/helpers/error-body-of';
-import { SettableClock } from '../../test/helpers/settable-clock';
+import { errorBodyOf } from '../testing/error-body-of';
+import { SettableClock } from '../testing/settable-clock';
 import { DepreciationService } from './depreciation.service';
-import { README_EXAMPLE_ANSWER, README_EXAMPLE_REQUEST } from '../../test/helpers/readme-example';
+import { README_EXAMPLE_ANSWER, README_EXAMPLE_REQUEST } from '../testing/readme-example';
 import type { CalculateDepreciationDto as DepreciationInput } from './dto/calculate-depreciation.dto';
 
 const serviceAt = (iso: string) => new DepreciationService(new SettableClock(iso));

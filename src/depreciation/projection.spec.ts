@@ -1,5 +1,5 @@
-import { SettableClock } from '../../test/helpers/settable-clock';
-import { README_EXAMPLE_ANSWER, README_EXAMPLE_REQUEST } from '../../test/helpers/readme-example';
+import { SettableClock } from '../testing/settable-clock';
+import { README_EXAMPLE_ANSWER, README_EXAMPLE_REQUEST } from '../testing/readme-example';
 import { DepreciationService } from './depreciation.service';
 import type { CalculateDepreciationDto as DepreciationInput } from './dto/calculate-depreciation.dto';
 

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { hostname } from 'node:os';
 import type { AppLogLevel } from '../config/environment';
-import { recordingAppLogger } from '../../test/helpers/recording-logger';
+import { recordingAppLogger } from '../testing/recording-logger';
 import type { AppLogger } from './app-logger';
 
 describe('AppLogger', () => {

@@ -1,5 +1,5 @@
 import type { AnswerRecord } from '../common/answer-record';
-import { recordingAppLogger } from '../../test/helpers/recording-logger';
+import { recordingAppLogger } from '../testing/recording-logger';
 import { requestLog } from './request-log';
 
 const answer = (overrides: Partial<AnswerRecord> = {}): AnswerRecord => ({

@@ -1,7 +1,7 @@
 import { ConfigService } from '@nestjs/config';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
-import { SettableClock } from '../../test/helpers/settable-clock';
+import { SettableClock } from '../testing/settable-clock';
 import { Environment } from '../config/environment';
 import { DailyLimitPolicy } from './daily-limit.policy';
 import type { DailyLimitStorage } from './daily-limit.storage';

@@ -1,7 +1,7 @@
 import { DEFAULT_MAX_TRACKED_CLIENTS } from '../config/environment';
-import { SettableClock } from '../../test/helpers/settable-clock';
+import { SettableClock } from '../testing/settable-clock';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
-import { RecordingLogger } from '../../test/helpers/recording-logger';
+import { RecordingLogger } from '../testing/recording-logger';
 
 describe('MemoryDailyLimitStorage', () => {
   let clock: SettableClock;

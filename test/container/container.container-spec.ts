@@ -1,13 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { sleep } from '../helpers/processes';
-import { README_EXAMPLE_REQUEST } from '../helpers/readme-example';
-import { answerAt } from '../helpers/bodies';
-import { remaining } from '../helpers/daily-limit';
-import { keepAliveAgent, type Outcome, outcomeOf, POST_JSON, send, tally } from '../helpers/http';
-import { describeWithTools } from '../helpers/system-tools';
-import { KubePlay } from '../helpers/kube-play';
+import { sleep } from '../../src/testing/processes';
+import { README_EXAMPLE_REQUEST } from '../../src/testing/readme-example';
+import { answerAt } from '../../src/testing/bodies';
+import { remaining } from '../../src/testing/daily-limit';
+import {
+  keepAliveAgent,
+  type Outcome,
+  outcomeOf,
+  POST_JSON,
+  send,
+  tally,
+} from '../../src/testing/http';
+import { describeWithTools } from '../../src/testing/system-tools';
+import { KubePlay } from '../../src/testing/kube-play';
 import {
   BuildRecord,
   buildImage,
@@ -16,7 +23,7 @@ import {
   podman,
   podmanOk,
   ROOT,
-} from '../helpers/podman';
+} from '../../src/testing/podman';
 
 /**
  * The image `npm run image` builds, run as operators run it (podman), and deploy/kubernetes/ played

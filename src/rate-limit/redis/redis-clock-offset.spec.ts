@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
-import { RecordingLogger } from '../../../test/helpers/recording-logger';
-import { SettableClock } from '../../../test/helpers/settable-clock';
+import { RecordingLogger } from '../../testing/recording-logger';
+import { SettableClock } from '../../testing/settable-clock';
 import { RedisClockOffset } from './redis-clock-offset';
 import { RedisConnection } from './redis-connection';
 

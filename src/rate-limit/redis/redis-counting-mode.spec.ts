@@ -1,5 +1,5 @@
-import { RecordingLogger } from '../../../test/helpers/recording-logger';
-import { SettableClock } from '../../../test/helpers/settable-clock';
+import { RecordingLogger } from '../../testing/recording-logger';
+import { SettableClock } from '../../testing/settable-clock';
 import { RedisCountingMode } from './redis-counting-mode';
 
 const SHARED = 'Daily counters shared in Redis at r';

@@ -1,8 +1,8 @@
 import type { LoggerService } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import Redis, { Cluster } from 'ioredis';
-import { waitFor } from '../../../test/helpers/processes';
-import { SettableClock } from '../../../test/helpers/settable-clock';
+import { waitFor } from '../../testing/processes';
+import { SettableClock } from '../../testing/settable-clock';
 import { MemoryDailyLimitStorage } from '../memory-daily-limit.storage';
 import { RedisDailyLimitStorage } from './redis-daily-limit.storage';
 import { RedisConnection } from './redis-connection';

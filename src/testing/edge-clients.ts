@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { HttpAnswer, type Outcome, outcomeOf, parseJson } from './http';
 
 /**
- * The clients edge.e2e-spec.ts drives besides Node's http (test/helpers/http.ts: `send`, with and
+ * The clients edge.e2e-spec.ts drives besides Node's http (src/testing/http.ts: `send`, with and
  * without a keep-alive agent): fetch, curl, and a pool of connections opened before any request.
  */
 

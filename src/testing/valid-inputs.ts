@@ -3,7 +3,7 @@ import {
   MAX_PURCHASE_PRICE,
   MIN_PURCHASE_PRICE,
   MIN_PURCHASE_YEAR,
-} from '../../src/depreciation/dto/calculate-depreciation.dto';
+} from '../depreciation/dto/calculate-depreciation.dto';
 import { SettableClock } from './settable-clock';
 
 /** The year the property specs value vehicles in (their clock is mid-2026). */

@@ -8,7 +8,7 @@ import { RedisServer } from './redis-server';
 /** The group name the sentinels monitor (REDIS_SENTINEL_NAME). */
 export const SENTINEL_NAME = 'main';
 /** How long the sentinels wait before they call a silent primary down (the tests' failover). */
-export const DOWN_AFTER_MS = 1_000;
+const DOWN_AFTER_MS = 1_000;
 
 /**
  * A primary, a replica and three sentinels (quorum 2), all real redis-server processes on

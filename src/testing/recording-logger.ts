@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
-import type { AppLogLevel } from '../../src/config/environment';
-import { type AppLogger, createAppLogger } from '../../src/logging/app-logger';
+import type { AppLogLevel } from '../config/environment';
+import { type AppLogger, createAppLogger } from '../logging/app-logger';
 
 /** A Nest logger that keeps its lines (`warn: …`), for the stores under test. */
 export class RecordingLogger implements LoggerService {

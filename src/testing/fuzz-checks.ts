@@ -4,8 +4,8 @@ import {
   rateLimitMessage,
   UNSUPPORTED_CONTENT_ENCODING_MESSAGE,
   UNSUPPORTED_MEDIA_TYPE_MESSAGE,
-} from '../../src/common/error-messages';
-import { MAX_PROJECTION_YEARS } from '../../src/depreciation/dto/calculate-depreciation.dto';
+} from '../common/error-messages';
+import { MAX_PROJECTION_YEARS } from '../depreciation/dto/calculate-depreciation.dto';
 import { FuzzRequest } from './fuzz-requests';
 import { Exchange, parseResponses, RawResponse } from './raw-http';
 

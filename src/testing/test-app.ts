@@ -4,17 +4,17 @@ import type { AddressInfo } from 'node:net';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import request from 'supertest';
-import { AppModule } from '../../src/app.module';
-import { createApp } from '../../src/app.factory';
-import { Clock } from '../../src/common/clock';
-import { MetricsServer } from '../../src/metrics/metrics.server';
+import { AppModule } from '../app.module';
+import { createApp } from '../app.factory';
+import { Clock } from '../common/clock';
+import { MetricsServer } from '../metrics/metrics.server';
 import { recordAnswer, VALID } from './bodies';
 import { encodeBody, send } from './http';
 
-export interface TestAppOptions {
+interface TestAppOptions {
   /** Extra modules, controllers or providers, as a team extending the API would add them. */
   extra?: Pick<ModuleMetadata, 'imports' | 'controllers' | 'providers'>;
-  /** The application's clock (a SettableClock, test/helpers/settable-clock.ts) instead of the system's. */
+  /** The application's clock (a SettableClock, src/testing/settable-clock.ts) instead of the system's. */
   clock?: Clock;
   /** Override providers (the storage, the logger, …) before compiling. */
   override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
@@ -64,7 +64,7 @@ export function startupFailure(options: TestAppOptions): Promise<unknown> {
 
 /**
  * POST /api/depreciate to an in-process app through supertest (a test chains `.set()` and
- * `.expect()`). The body as `depreciate` sends it (test/helpers/http.ts), VALID unless given.
+ * `.expect()`). The body as `depreciate` sends it (src/testing/http.ts), VALID unless given.
  */
 export const depreciateIn = (
   app: INestApplication,

@@ -18,13 +18,13 @@ export interface KubeObject {
   metadata: { name: string; labels?: Labels };
 }
 
-export interface EnvVar {
+interface EnvVar {
   name: string;
   value?: string;
   valueFrom?: { secretKeyRef?: { name: string; key: string } };
 }
 
-export interface ContainerPort {
+interface ContainerPort {
   name: string;
   containerPort: number;
   hostPort?: number;

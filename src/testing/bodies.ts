@@ -1,6 +1,6 @@
-import { DepreciationService } from '../../src/depreciation/depreciation.service';
-import type { CalculateDepreciationDto as DepreciationInput } from '../../src/depreciation/dto/calculate-depreciation.dto';
-import type { DepreciationResponseDto as DepreciationResult } from '../../src/depreciation/dto/depreciation-response.dto';
+import { DepreciationService } from '../depreciation/depreciation.service';
+import type { CalculateDepreciationDto as DepreciationInput } from '../depreciation/dto/calculate-depreciation.dto';
+import type { DepreciationResponseDto as DepreciationResult } from '../depreciation/dto/depreciation-response.dto';
 import { README_EXAMPLE_REQUEST } from './readme-example';
 import { SettableClock } from './settable-clock';
 
@@ -31,13 +31,13 @@ export const limited = (limit = 100) => ({
  * The whole success body for `request` valued at `calculatedAt`, as DepreciationService computes it:
  * plumbing only, for a test on the system clock (whose year it does not set) and for the one case
  * of depreciation.e2e-spec.ts that checks the model's answer is served unchanged. The figures are
- * pinned by hand elsewhere (test/helpers/depreciation-figures.ts, test/helpers/readme-example.ts).
+ * pinned by hand elsewhere (src/testing/depreciation-figures.ts, src/testing/readme-example.ts).
  */
 export const answerAt = (request: object, calculatedAt: string): DepreciationResult =>
   new DepreciationService(new SettableClock(calculatedAt)).calculate(request as DepreciationInput);
 
 /** One answer of the API's operation as a test received it. */
-export interface RecordedAnswer {
+interface RecordedAnswer {
   method: string;
   path: string;
   status: number;

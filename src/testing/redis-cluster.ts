@@ -6,7 +6,7 @@ import { freePort, RunningProcess, waitFor } from './processes';
 import { RedisServer } from './redis-server';
 
 /** How long cluster nodes wait before they call a silent node failing (the tests' failover). */
-export const NODE_TIMEOUT_MS = 1_000;
+const NODE_TIMEOUT_MS = 1_000;
 
 /**
  * A Redis Cluster of three primaries with a replica each, real redis-server processes on loopback

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 
 /**
  * Starting a program, waiting for its port (or any readiness), stopping it and keeping its output:
- * the one process runner of the e2e tests (test/helpers/server-process.ts, redis-server.ts), the
+ * the one process runner of the e2e tests (src/testing/server-process.ts, redis-server.ts), the
  * unit specs, the bench (bench/) and `npm run cluster` (scripts/cluster.js, which loads it from
  * dist-tools/, where `npm run build:tools` compiles it). Node's own modules only.
  */

@@ -1,4 +1,4 @@
-import { toErrorBody } from '../../src/common/error-body';
+import { toErrorBody } from '../common/error-body';
 
 /**
  * What a client gets for the exception `act` throws: its class, and the error body the exception

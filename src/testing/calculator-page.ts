@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { Page } from 'playwright-core';
 import { depreciate } from './http';
 import { ServerProcess } from './server-process';
-import type { CalculateDepreciationDto } from '../../src/depreciation/dto/calculate-depreciation.dto';
-import type { DepreciationResponseDto } from '../../src/depreciation/dto/depreciation-response.dto';
+import type { CalculateDepreciationDto } from '../depreciation/dto/calculate-depreciation.dto';
+import type { DepreciationResponseDto } from '../depreciation/dto/depreciation-response.dto';
 
 /** Driving the calculator page (public/) from a test, and what it should show. */
 export const YEAR = new Date().getUTCFullYear();

@@ -22,7 +22,7 @@ export interface BuildRecord {
   standInBases: boolean;
 }
 
-export interface Ran {
+interface Ran {
   code: number;
   stdout: string;
   stderr: string;

@@ -9,7 +9,7 @@ import { describeWithTools } from './system-tools';
 import { sleep, waitFor } from './processes';
 
 /** The daily limit of the failover tests: a client uses 60 of it before the failover. */
-export const FAILOVER_LIMIT = 100;
+const FAILOVER_LIMIT = 100;
 
 /** Drops a primary's replication links (a frozen replica cannot come back before the kill). */
 export async function cutReplicas(port: number): Promise<void> {
@@ -19,7 +19,7 @@ export async function cutReplicas(port: number): Promise<void> {
 }
 
 /** Two built instances on the same Redis settings, both shared. */
-export function startPair(env: Record<string, string>): Promise<ServerProcess[]> {
+function startPair(env: Record<string, string>): Promise<ServerProcess[]> {
   const start = () =>
     startServer({
       RATE_LIMIT_PER_DAY: String(FAILOVER_LIMIT),
@@ -105,7 +105,7 @@ export class Load {
 }
 
 /** A Redis topology as the failover scenario drives it, once its servers run. */
-export interface FailoverRedis {
+interface FailoverRedis {
   /** The instances' Redis settings. */
   env: Record<string, string>;
   /** The primary that holds `key` now, and the replica that takes over when it dies. */
@@ -116,14 +116,14 @@ export interface FailoverRedis {
 }
 
 /** The killed primary's client key, its replica, and when it was killed (performance.now()). */
-export interface KilledPrimary {
+interface KilledPrimary {
   key: string;
   replica: RedisServer;
   killedAt: number;
 }
 
 /** One topology's part in the scenario: how it starts, and what it checks beyond the rest. */
-export interface FailoverTopology {
+interface FailoverTopology {
   /** As GET /health names it. */
   name: 'sentinel' | 'cluster';
   /** The programs it needs (the scenario is skipped, or fails with CI=true, without them). */

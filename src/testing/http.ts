@@ -134,8 +134,8 @@ export const POST_JSON = {
 
 /**
  * POST /api/depreciate over a real socket, to an app or process listening on `port` (supertest's
- * in-process counterpart is `depreciateIn`, test/helpers/test-app.ts). Its answer is recorded for
- * the OpenAPI check (test/helpers/bodies.ts); `send` with POST_JSON records nothing.
+ * in-process counterpart is `depreciateIn`, src/testing/test-app.ts). Its answer is recorded for
+ * the OpenAPI check (src/testing/bodies.ts); `send` with POST_JSON records nothing.
  */
 export async function depreciate(
   port: number,

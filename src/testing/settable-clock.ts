@@ -1,4 +1,4 @@
-import { Clock } from '../../src/common/clock';
+import { Clock } from '../common/clock';
 
 /**
  * A clock a test sets by hand (`set(iso)`): override `Clock` with it (createTestApp's `clock`

@@ -6,7 +6,7 @@ import { createTestApp } from './test-app';
 let served: Promise<OpenAPIV3.Document> | undefined;
 
 /** The OpenAPI document as /docs-json serves it (the default configuration), fetched once per file. */
-export function servedDocument(): Promise<OpenAPIV3.Document> {
+function servedDocument(): Promise<OpenAPIV3.Document> {
   served ??= (async () => {
     const app = await createTestApp();
     try {

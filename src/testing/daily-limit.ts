@@ -1,17 +1,17 @@
 import { LoggerService } from '@nestjs/common';
-import { Clock, SystemClock } from '../../src/common/clock';
-import type { RedisTopology } from '../../src/config/redis-topology';
+import { Clock, SystemClock } from '../common/clock';
+import type { RedisTopology } from '../config/redis-topology';
 import {
   DailyLimitRecord,
   DailyLimitState,
   DailyLimitStorage,
   dailyRecord,
-} from '../../src/rate-limit/daily-limit.storage';
-import { MemoryDailyLimitStorage } from '../../src/rate-limit/memory-daily-limit.storage';
-import { createRedisClient } from '../../src/rate-limit/redis/redis-clients';
-import { RedisDailyLimitStorage } from '../../src/rate-limit/redis/redis-daily-limit.storage';
-import { RedisConnection } from '../../src/rate-limit/redis/redis-connection';
-import { redisKey } from '../../src/rate-limit/redis/redis-daily-count-script';
+} from '../rate-limit/daily-limit.storage';
+import { MemoryDailyLimitStorage } from '../rate-limit/memory-daily-limit.storage';
+import { createRedisClient } from '../rate-limit/redis/redis-clients';
+import { RedisDailyLimitStorage } from '../rate-limit/redis/redis-daily-limit.storage';
+import { RedisConnection } from '../rate-limit/redis/redis-connection';
+import { redisKey } from '../rate-limit/redis/redis-daily-count-script';
 import { ISO_TIME } from './bodies';
 import { HttpAnswer, send } from './http';
 

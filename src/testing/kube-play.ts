@@ -28,7 +28,7 @@ const secret = () =>
   findObject<Secret>(objectsIn('secret.yaml'), 'Secret', 'vehicle-depreciation-redis');
 
 /** One played copy of the service's Deployment, its ports published on 127.0.0.1. */
-export interface Replica {
+interface Replica {
   /** Its only container, as podman names it (`<deployment>-pod-0-<container>`). */
   container: string;
   port: number;

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 
 /** Whether an executable is on PATH. */
-export function hasCommand(name: string): boolean {
+function hasCommand(name: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
 }
 

@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import type { RedisDailyLimitStorage } from '../../src/rate-limit/redis/redis-daily-limit.storage';
+import type { RedisDailyLimitStorage } from '../rate-limit/redis/redis-daily-limit.storage';
 import { PROCESS_TEST_TIMEOUT_MS } from './processes';
 import { RecordingLogger } from './recording-logger';
 import { SettableClock } from './settable-clock';
@@ -7,7 +7,7 @@ import { startRedisStore } from './daily-limit';
 import { RedisServer } from './redis-server';
 
 /** What useRedisStore gives each test: set afresh before it, so read it inside the test. */
-export interface RedisStoreFixture {
+interface RedisStoreFixture {
   /** The describe's redis-server, emptied before each test. */
   server: RedisServer;
   /** A plain client of it, to read and spoil keys. */

@@ -8,7 +8,7 @@ export interface RawResponse {
   body: Buffer;
 }
 
-export interface ConnectOptions {
+interface ConnectOptions {
   host?: string;
   port: number;
   /** Local address to connect from (any 127.0.0.N, so one test can be many clients). */
@@ -131,7 +131,7 @@ export async function tryConnect(port: number, host = '127.0.0.1'): Promise<stri
   }
 }
 
-export interface ExchangeOptions extends ConnectOptions {
+interface ExchangeOptions extends ConnectOptions {
   /** Destroy the connection right after writing, without waiting for an answer. */
   abort?: boolean;
   /** Give up waiting for the server to close the connection after this long. */
