@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AnswerHeader } from './node-internals';
 
 /** The header that carries a request's id, both ways. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 const INCOMING = REQUEST_ID_HEADER.toLowerCase();
+const OUTGOING = new AnswerHeader(REQUEST_ID_HEADER);
 
 /** An incoming id is kept when it is 1 to 128 characters of letters, digits and `_ . : + = / -`. */
 const SANE_REQUEST_ID = /^[\w.:+=/-]{1,128}$/;
@@ -21,5 +23,5 @@ export type IdentifiedRequest = IncomingMessage & { id?: string };
 /** Gives the request its id, sent back in X-Request-Id, before anything else handles it. */
 export function identifyRequest(request: IdentifiedRequest, response: ServerResponse): void {
   request.id = requestIdFrom(request.headers[INCOMING]);
-  response.setHeader(REQUEST_ID_HEADER, request.id);
+  OUTGOING.set(response, request.id);
 }

@@ -1,6 +1,6 @@
 import { fstatSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { listenerFd } from './internals';
+import { listenerFd } from '../common/node-internals';
 
 /** The listener stays open until this long passes without a new connection (acceptQueued). */
 const QUIET_MS = 20;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Connection, markClosing } from './connection';
 import { answerCloses } from '../common/error-answer';
-import { beforeHead } from './internals';
+import { beforeHead } from '../common/node-internals';
 
 /**
  * Makes any answer to `request` (a 2xx as much as an error: a preflight, a health check, a page or

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { AnswerObserver } from '../common/answer-record';
 import type { CapPlace, ConnectionCap } from './connection-limits';
-import { detachParser, parseNoFurtherRequests } from './internals';
+import { detachParser, parseNoFurtherRequests } from '../common/node-internals';
 import type { LingeringBounds } from './lingering-close';
 
 /** What the edge of one server knows of it (set up by installEdge). */

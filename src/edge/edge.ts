@@ -9,7 +9,7 @@ import { closeIfBodyStillArriving, closeIfShutdownStillSays } from './answers';
 import { answerClientError } from './client-error';
 import { Connection, connectionOf, type EdgeContext, markClosing } from './connection';
 import { ConnectionCap, type ConnectionLimits, connectionCeiling } from './connection-limits';
-import { acceptRequestsWithoutHost, checkTimeoutsEvery } from './internals';
+import { acceptRequestsWithoutHost, checkTimeoutsEvery } from '../common/node-internals';
 import { type LingeringBounds, lingerOnClose, lingeringClose } from './lingering-close';
 import {
   type Edge,

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { connectionOf } from './connection';
-import { detachParser, onDestroySoon } from './internals';
+import { detachParser, onDestroySoon } from '../common/node-internals';
 
 /** How long a lingering close reads what a client still sends (docs/operations.md, "Robustness"). */
 export interface LingeringBounds {
@@ -43,7 +43,7 @@ export const isLingering = (socket: Socket): boolean => connectionOf(socket)?.li
  * and reads no more once `bytes` have arrived (dropUpTo): the client has its answer by then, and
  * what it sends after it is not worth reading.
  *
- * Node has no API for it (internals.ts: `destroySoon`, the parser's listeners): the parser is
+ * Node has no API for it (common/node-internals.ts: `destroySoon`, the parser's listeners): the parser is
  * detached, and from here on bytes reach only `dropUpTo`, so nothing in them is parsed, routed or
  * counted.
  */

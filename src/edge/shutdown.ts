@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { acceptQueued } from './accept-queue';
 import { connectionHolds } from './connection';
 import { errorText } from '../common/error-text';
-import { closeListener } from './internals';
+import { closeListener } from '../common/node-internals';
 import { isLingering, type LingeringBounds, lingeringClose } from './lingering-close';
 import { answerOnSocket } from './socket-answers';
 

@@ -5,7 +5,7 @@ import { answerRecord, pathOf } from '../common/answer-record';
 import { answerError, bodyFor, type HeaderTarget, setErrorHeaders } from '../common/error-answer';
 import { type Connection, connectionOf } from './connection';
 import { errorAnswerBody } from '../common/error-body';
-import { responseOn } from './internals';
+import { responseOn } from '../common/node-internals';
 import { lingeringClose } from './lingering-close';
 import { REQUEST_ID_HEADER, requestIdFrom } from '../common/request-id';
 

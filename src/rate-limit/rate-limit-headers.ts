@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { decimal } from '../common/decimal';
+import { AnswerHeader } from '../common/node-internals';
 import { DailyLimitRecord } from './daily-limit.storage';
 import { DAY_SECONDS } from './daily-window';
 
@@ -37,6 +38,11 @@ export function rateLimitHeaderValues(
   return values;
 }
 
+/** Each of them, its name checked once (AnswerHeader), by name. */
+const ANSWER_HEADERS = new Map<string, AnswerHeader>(
+  Object.values(RATE_LIMIT_HEADERS).map((name) => [name, new AnswerHeader(name)]),
+);
+
 /** Sets them; numbers are written by decimal(), as Node would write them, but with no cache. */
 export function setRateLimitHeaders(
   response: ServerResponse,
@@ -44,6 +50,6 @@ export function setRateLimitHeaders(
   record: DailyLimitRecord,
 ): void {
   for (const [name, value] of rateLimitHeaderValues(limit, record)) {
-    response.setHeader(name, typeof value === 'number' ? decimal(value) : value);
+    ANSWER_HEADERS.get(name)!.set(response, typeof value === 'number' ? decimal(value) : value);
   }
 }

@@ -1,13 +1,20 @@
-import type { Server, ServerResponse } from 'node:http';
+import {
+  OutgoingMessage,
+  type Server,
+  type ServerResponse,
+  validateHeaderName,
+  validateHeaderValue,
+} from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 
 /**
- * Every private or undocumented property of Node the edge relies on, and nothing else: Node has no
- * public API for what the edge needs (a lingering close, a parser that stops at a request, its own answer to
- * a request without Host, a say in every answer's head), so the edge reaches into what Node keeps.
- * Checked on Node 24.21.0 (lib/_http_server.js, lib/_http_outgoing.js, lib/net.js); Express's are
- * in common/express-internals.ts. internals.spec.ts checks each one on a real server and socket,
- * and names the property that moved.
+ * Every private or undocumented property of Node the service relies on, and nothing else: Node has
+ * no public API for what the edge needs (a lingering close, a parser that stops at a request, its
+ * own answer to a request without Host, a say in every answer's head), nor for a header set without
+ * checking again on every answer a name checked once (AnswerHeader), so the service reaches into
+ * what Node keeps. Checked on Node 24.21.0 (lib/_http_server.js, lib/_http_outgoing.js,
+ * lib/net.js); Express's are in express-internals.ts. node-internals.spec.ts checks each one on a
+ * real server and socket, and names the property that moved.
  */
 export const CHECKED_ON = { node: '24.21.0' } as const;
 
@@ -95,4 +102,83 @@ export const closeListener = (server: Server, then: () => void): void =>
 export function listenerFd(server: Server): number | undefined {
   const fd = (server as unknown as { _handle?: { fd?: unknown } | null })._handle?.fd;
   return typeof fd === 'number' && fd >= 0 ? fd : undefined;
+}
+
+/** Where a response keeps the headers set on it (`kOutHeaders`): lower-case name → [name, value]. */
+type HeaderStore = Record<string, [string, string]>;
+
+/**
+ * OutgoingMessage's `kOutHeaders` symbol, found by its description on a new message; undefined
+ * if it has moved (the headers are then set through setHeader, as before).
+ */
+const OUT_HEADERS = Object.getOwnPropertySymbols(new OutgoingMessage()).find(
+  (symbol) => symbol.description === 'kOutHeaders',
+);
+
+/**
+ * A response header whose name is checked once, when it is made, not on every answer. Node's
+ * `setHeader` checks the name and the value, lower-cases the name and stores `[name, value]` under
+ * it in the response's header store, each time: about 0.3 µs a header on every answer, and an API
+ * answer carries eleven of ours (bench/README.md, "Where the time goes"). `set` stores a value as
+ * `setHeader` would, checking only the value; `setChecked` stores one that was checked once too
+ * (a fixed header, made with `withValue`). Once the head is written both throw as setHeader does.
+ */
+export class AnswerHeader {
+  /** The name as it is written, and the key Node's header store keeps it under. */
+  private readonly key: string;
+
+  constructor(readonly name: string) {
+    validateHeaderName(name);
+    this.key = name.toLowerCase();
+  }
+
+  /** Sets `value` on `response`, checked as setHeader checks it (no CR, LF or NUL). */
+  set(response: ServerResponse, value: string): void {
+    validateHeaderValue(this.name, value);
+    this.setChecked(response, value);
+  }
+
+  /** Sets `value`, already checked (withValue), on `response`. */
+  setChecked(response: ServerResponse, value: string): void {
+    const store = headerStore(response);
+    if (store === undefined) response.setHeader(this.name, value);
+    else store[this.key] = [this.name, value];
+  }
+
+  /** This header with a fixed value, checked now: `set` with it then checks nothing. */
+  withValue(value: string): FixedAnswerHeader {
+    validateHeaderValue(this.name, value);
+    return { header: this, value };
+  }
+}
+
+/** A header and its fixed value, both checked once (AnswerHeader.withValue). */
+export interface FixedAnswerHeader {
+  readonly header: AnswerHeader;
+  readonly value: string;
+}
+
+/** `[name, value]` pairs as fixed headers, each checked now. */
+export const fixedHeaders = (
+  pairs: ReadonlyArray<readonly [string, string]>,
+): FixedAnswerHeader[] => pairs.map(([name, value]) => new AnswerHeader(name).withValue(value));
+
+/** Sets each of `headers` on `response`, in order, as setHeader would. */
+export function setFixedHeaders(
+  response: ServerResponse,
+  headers: readonly FixedAnswerHeader[],
+): void {
+  for (const { header, value } of headers) header.setChecked(response, value);
+}
+
+/**
+ * `response`'s header store, made if it has none yet (as setHeader makes it); undefined once its
+ * head is written (setHeader then throws ERR_HTTP_HEADERS_SENT) or if Node keeps it elsewhere.
+ */
+function headerStore(response: ServerResponse): HeaderStore | undefined {
+  if (OUT_HEADERS === undefined || response.headersSent) return undefined;
+  const holder = response as unknown as Record<symbol, HeaderStore | null | undefined>;
+  const store = holder[OUT_HEADERS];
+  if (store === undefined) return undefined;
+  return store ?? (holder[OUT_HEADERS] = Object.create(null) as HeaderStore);
 }

@@ -3,17 +3,20 @@ import { fstatSync } from 'node:fs';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import {
+  AnswerHeader,
   acceptRequestsWithoutHost,
   beforeHead,
   CHECKED_ON,
   checkTimeoutsEvery,
+  fixedHeaders,
   closeListener,
   detachParser,
   listenerFd,
   onDestroySoon,
   responseOn,
   parseNoFurtherRequests,
-} from './internals';
+  setFixedHeaders,
+} from './node-internals';
 
 type Handled = { request: IncomingMessage; response: ServerResponse };
 
@@ -146,5 +149,80 @@ describe(`The internals of Node ${CHECKED_ON.node}`, () => {
     expect(fstatSync(listenerFd(server)!).isSocket()).toBe(true);
     server.close();
     expect(listenerFd(server)).toBeUndefined();
+  });
+
+  /** The head a response writes once its handler sets headers with `set`, then ends it. */
+  async function headWritten(set: (response: ServerResponse) => void): Promise<string> {
+    const { client, at } = await sent(GET);
+    set(at.response);
+    const answer = once(client, 'data');
+    at.response.end('x');
+    const [chunk] = (await answer) as [Buffer];
+    client.destroy();
+    return chunk.toString().replace(/\r\nDate: [^\r]*/, '');
+  }
+
+  it("`kOutHeaders`: AnswerHeader stores a header as setHeader does, in Node's order", async () => {
+    const fixed = fixedHeaders([
+      ['X-Content-Type-Options', 'nosniff'],
+      ['Access-Control-Allow-Origin', '*'],
+    ]);
+    const viaSetHeader = await headWritten((response) => {
+      response.setHeader('X-Request-Id', 'a');
+      response.setHeader('X-Content-Type-Options', 'nosniff');
+      response.setHeader('Access-Control-Allow-Origin', '*');
+      response.setHeader('X-Request-Id', 'b');
+    });
+    const viaAnswerHeader = await headWritten((response) => {
+      // Stored in `kOutHeaders` itself: setHeader is the fallback where Node keeps it elsewhere.
+      const setHeader = jest.spyOn(response, 'setHeader');
+      new AnswerHeader('X-Request-Id').set(response, 'a');
+      setFixedHeaders(response, fixed);
+      new AnswerHeader('X-Request-Id').set(response, 'b');
+      expect(response.getHeaders()).toEqual({
+        'x-request-id': 'b',
+        'x-content-type-options': 'nosniff',
+        'access-control-allow-origin': '*',
+      });
+      expect(response.hasHeader('X-REQUEST-ID')).toBe(true);
+      expect(setHeader).not.toHaveBeenCalled();
+    });
+    expect(viaAnswerHeader).toBe(viaSetHeader);
+    expect(viaAnswerHeader).toMatch(
+      /^HTTP\/1\.1 200 OK\r\nX-Request-Id: b\r\nX-Content-Type-Options/,
+    );
+  });
+
+  it('AnswerHeader: setHeader and removeHeader see what it set, and it replaces theirs', async () => {
+    const head = await headWritten((response) => {
+      response.setHeader('x-ratelimit-limit', '1');
+      new AnswerHeader('X-RateLimit-Limit').set(response, '2');
+      new AnswerHeader('Retry-After').set(response, '3');
+      response.removeHeader('retry-after');
+    });
+    expect(head).toContain('\r\nX-RateLimit-Limit: 2\r\n');
+    expect(head).not.toMatch(/x-ratelimit-limit|Retry-After/);
+  });
+
+  it('AnswerHeader checks as setHeader does: a bad name at once, a bad value when set, and no header once the head is sent', async () => {
+    expect(() => new AnswerHeader('Bad Name')).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_HTTP_TOKEN' }),
+    );
+    const header = new AnswerHeader('X-Request-Id');
+    expect(() => header.withValue('a\r\nSet-Cookie: x')).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_CHAR' }),
+    );
+    const { client, at } = await sent(GET);
+    expect(() => header.set(at.response, 'a\nb')).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_CHAR' }),
+    );
+    at.response.end();
+    expect(() => header.set(at.response, 'a')).toThrow(
+      expect.objectContaining({ code: 'ERR_HTTP_HEADERS_SENT' }),
+    );
+    expect(() => setFixedHeaders(at.response, [header.withValue('a')])).toThrow(
+      expect.objectContaining({ code: 'ERR_HTTP_HEADERS_SENT' }),
+    );
+    client.destroy();
   });
 });
