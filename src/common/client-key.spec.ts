@@ -1,3 +1,7 @@
+import express from 'express';
+import { once } from 'node:events';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { clientAddress, clientKey } from './client-key';
 
 const request = (ip: string | undefined, remoteAddress?: string) =>
@@ -78,4 +82,51 @@ describe('resolving the client of the request being handled', () => {
       '2001:db8:1:2::/64',
     ]);
   });
+});
+
+describe("the peer as Express's req.ip, without reading it when the peer is not a trusted proxy", () => {
+  const peerOnly = (trusted: boolean, ip: string) => {
+    let reads = 0;
+    const request = {
+      socket: { remoteAddress: '127.0.0.9' } as Parameters<typeof clientKey>[0]['socket'],
+      app: { get: (setting: string) => setting === 'trust proxy fn' && (() => trusted) },
+      get ip() {
+        reads += 1;
+        return ip;
+      },
+    };
+    return { address: clientAddress(request), reads };
+  };
+
+  it('takes the peer at once when Express does not trust it, and reads req.ip when it does', () => {
+    expect(peerOnly(false, '10.0.0.1')).toEqual({ address: '127.0.0.9', reads: 0 });
+    expect(peerOnly(true, '10.0.0.1')).toEqual({ address: '10.0.0.1', reads: 1 });
+  });
+
+  it.each([false, true, 'loopback', 1, 2, '10.0.0.0/8'])(
+    'resolves the client as req.ip does with trust proxy %p, on a real Express application',
+    async (trust) => {
+      const app = express();
+      app.set('trust proxy', trust);
+      const seen: Array<[string | undefined, string | undefined]> = [];
+      app.use((req, res) => {
+        // The same request as the service's code sees it, and as it would through req.ip alone.
+        seen.push([clientAddress(req), clientAddress({ ip: req.ip, socket: req.socket })]);
+        res.end();
+      });
+      const server = app.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      const { port } = server.address() as AddressInfo;
+      for (const forwarded of [undefined, '203.0.113.7', '203.0.113.7, 10.1.2.3', 'junk']) {
+        const headers = forwarded === undefined ? {} : { 'X-Forwarded-For': forwarded };
+        const sent = httpRequest({ host: '127.0.0.1', port, headers });
+        sent.end();
+        const [response] = (await once(sent, 'response')) as [{ resume(): void }];
+        response.resume();
+      }
+      server.close();
+      expect(seen).toHaveLength(4);
+      for (const [shortcut, throughIp] of seen) expect(shortcut).toBe(throughIp);
+    },
+  );
 });

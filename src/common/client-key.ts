@@ -1,6 +1,7 @@
 import { normalizeIp } from '@nestjs/throttler';
 import type { Request } from 'express';
 import { isIP } from 'node:net';
+import { trustProxyTestOf } from './express-internals';
 
 /** `a.b.c.d:port` (IPv4 with a port) or `[v6]` with an optional `:port`, as proxies may forward. */
 const WITH_PORT =
@@ -20,7 +21,10 @@ function addressOf(value: string): string | undefined {
 }
 
 /** What the address is read from: Express's `req.ip` once Express has the request, the socket's. */
-type AddressedRequest = Pick<Request, 'socket'> & { ip?: string };
+type AddressedRequest = Pick<Request, 'socket'> & {
+  ip?: string;
+  app?: Parameters<typeof trustProxyTestOf>[0]['app'];
+};
 
 /** What is known of a request's client, resolved once: its address, then its key. */
 interface Client {
@@ -40,11 +44,22 @@ let lastClient: Client = { address: undefined };
 
 function clientOf(request: AddressedRequest): Client {
   if (request === lastRequest) return lastClient;
-  const ip = request.ip; // Express's getter: it parses X-Forwarded-For on each read
+  const ip = expressIp(request);
   const forwarded = ip === undefined ? undefined : addressOf(ip);
   lastClient = { address: forwarded ?? request.socket?.remoteAddress };
   lastRequest = request;
   return lastClient;
+}
+
+/**
+ * `req.ip`, which is the peer's address unless Express trusts the peer as a proxy (proxy-addr
+ * trims the forwarded chain at the first hop it does not trust, and hop 0 is the peer): only then
+ * is it read, since Express's getter parses X-Forwarded-For on each read.
+ */
+function expressIp(request: AddressedRequest): string | undefined {
+  const peer = request.socket?.remoteAddress;
+  const trusts = peer === undefined ? undefined : trustProxyTestOf(request);
+  return trusts !== undefined && !trusts(peer!, 0) ? peer : request.ip;
 }
 
 /**

@@ -17,6 +17,16 @@ export function trustProxyTest(express: {
   return test as (address: string, hop: number) => boolean;
 }
 
+/** The compiled `trust proxy` of the Express application a request belongs to (`req.app`), if any. */
+export function trustProxyTestOf(request: {
+  app?: { get(setting: string): unknown };
+}): ((address: string, hop: number) => boolean) | undefined {
+  const test = request.app?.get('trust proxy fn');
+  return typeof test === 'function'
+    ? (test as (address: string, hop: number) => boolean)
+    : undefined;
+}
+
 /** Whether an Express route takes every method (`route.all()` sets `methods._all`). */
 export const takesEveryMethod = (methods: Partial<Record<string, boolean>>): boolean =>
   methods._all === true;
