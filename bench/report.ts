@@ -61,6 +61,25 @@ export function median(values: number[]): number {
   if (!sorted.length) return NaN;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
+/** The goals' pair: the service, and the bare Nest route it is held to (run.ts runs them back to back). */
+export const GOAL_PAIR = ['service', 'bare-nest'] as const;
+
+/**
+ * The median over the rounds of `figure` on `a` divided by the same round's on `b`: the pair ran
+ * back to back in each round (run.ts, roundOrder), so the host's drift from round to round cancels
+ * out. NaN for a missing or spoilt row.
+ */
+export function pairedRatio(
+  a: Row | undefined,
+  b: Row | undefined,
+  figure: (s: LoadSummary) => number,
+): number {
+  if (!a || !b || a.problem || b.problem) return NaN;
+  const rounds = Math.min(a.rounds.length, b.rounds.length);
+  const ratios = a.rounds.slice(0, rounds).map((s, i) => figure(s) / figure(b.rounds[i]));
+  return median(ratios);
+}
+
 type Runs = 'rounds' | 'beside';
 /** The median of a figure over a row's rounds (either generator's); NaN for a missing or spoilt row. */
 function med(row: Row | undefined, figure: (s: LoadSummary) => number, runs: Runs = 'rounds') {
@@ -157,7 +176,7 @@ function setup(s: Settings): string {
     : 'none (taskset unavailable or a single core)';
   return `- Machine: ${machine()}.
 - Pinning: ${pinning}.
-- Load: ${GENERATORS.first === 'wrk' ? 'wrk (`-t1`)' : 'autocannon (wrk not on PATH)'}, ${s.connections} keep-alive connections, \`POST /api/depreciate\`; a ${s.warmup} s warm-up per row, then ${s.rounds} rounds × ${s.seconds} s, the rows alternating within each round; req/s is the median over the rounds.${GENERATORS.beside ? ` ${GENERATORS.beside} beside it for three rows (below).` : ''}
+- Load: ${GENERATORS.first === 'wrk' ? 'wrk (`-t1`)' : 'autocannon (wrk not on PATH)'}, ${s.connections} keep-alive connections, \`POST /api/depreciate\`; a ${s.warmup} s warm-up per row, then ${s.rounds} rounds × ${s.seconds} s, the rows alternating within each round, the service and the bare Nest route first and back to back (which leads alternates); req/s is the median over the rounds, and the goals compare that pair round by round (the median of the rounds' ratios).${GENERATORS.beside ? ` ${GENERATORS.beside} beside it for three rows (below).` : ''}
 - Bodies: the README example (2020 sedan, 7 entries), the largest answer (\`purchaseYear\` 1900, one entry a year since), and the same with \`projectionYears\` 10 (ten more entries).
 - Runtime: every target and the load generator run on the pinned Node ${process.version} (the \`node\` package in the lock file).
 - Service: \`node dist/main.js\`, NODE_ENV=production, LOG_LEVEL=${process.env.BENCH_LOG_LEVEL ?? 'info'}, stdout to /dev/null (not a TTY), stderr to \`bench/.out/\`; RATE_LIMIT_PER_DAY=10⁹ (counts, never refuses), 1 for the 429 row; the peer restarted before each round. The soaks and start-ups load the service and the bare Nest route alike.

@@ -23,5 +23,6 @@ export type IdentifiedRequest = IncomingMessage & { id?: string };
 /** Gives the request its id, sent back in X-Request-Id, before anything else handles it. */
 export function identifyRequest(request: IdentifiedRequest, response: ServerResponse): void {
   request.id = requestIdFrom(request.headers[INCOMING]);
-  OUTGOING.set(response, request.id);
+  // A UUID, or a caller's id that SANE_REQUEST_ID passed: nothing in it for setHeader to refuse.
+  OUTGOING.setChecked(response, request.id);
 }

@@ -43,13 +43,17 @@ const ANSWER_HEADERS = new Map<string, AnswerHeader>(
   Object.values(RATE_LIMIT_HEADERS).map((name) => [name, new AnswerHeader(name)]),
 );
 
-/** Sets them; numbers are written by decimal(), as Node would write them, but with no cache. */
+/**
+ * Sets them; numbers are written by decimal(), as Node would write them, but with no cache. Each
+ * value is digits, or digits in fixed text, so none is checked again (AnswerHeader.setChecked).
+ */
 export function setRateLimitHeaders(
   response: ServerResponse,
   limit: number,
   record: DailyLimitRecord,
 ): void {
   for (const [name, value] of rateLimitHeaderValues(limit, record)) {
-    ANSWER_HEADERS.get(name)!.set(response, typeof value === 'number' ? decimal(value) : value);
+    const text = typeof value === 'number' ? decimal(value) : value;
+    ANSWER_HEADERS.get(name)!.setChecked(response, text);
   }
 }
