@@ -5,6 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { APPLICATION_OPTIONS } from '../src/app.factory';
 import { AppModule } from '../src/app.module';
 import { appObservers, applyHttpSettings, installEdgeFor } from '../src/app.setup';
+import { inOrder } from '../src/common/in-order';
 import { BODY_LIMIT_BYTES, readJsonBody } from '../src/common/json-body';
 import { JsonContentTypeGuard } from '../src/common/json-content-type.guard';
 import { StrictValidationPipe } from '../src/common/strict-validation.pipe';
@@ -119,10 +120,13 @@ export async function assembleVariant(
   const app = await NestFactory.create<NestExpressApplication>(AppModule, APPLICATION_OPTIONS);
   applyHttpSettings(app);
   edgeOf(app, without);
-  if (!without.has('early-refusal')) app.use(app.get(DailyLimitPolicy).refuseEarly);
-  if (!without.has('response-headers')) app.use(responseHeaders(DOCS_PATH));
+  // One layer, as configureApp mounts them (inOrder); Nest's parser, for `json-body`, after it.
+  const middlewares = [];
+  if (!without.has('early-refusal')) middlewares.push(app.get(DailyLimitPolicy).refuseEarly);
+  if (!without.has('response-headers')) middlewares.push(responseHeaders(DOCS_PATH));
+  if (!without.has('json-body')) middlewares.push(readJsonBody(BODY_LIMIT_BYTES));
+  if (middlewares.length > 0) app.use(inOrder(...middlewares));
   if (without.has('json-body')) app.useBodyParser('json', { limit: BODY_LIMIT_BYTES });
-  else app.use(readJsonBody(BODY_LIMIT_BYTES));
   setupSwagger(app, app.get(DailyLimitPolicy).limit);
   if (without.size > 0) leaveOutEnhancers(app, without);
   return app;

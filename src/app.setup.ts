@@ -1,6 +1,7 @@
 import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { configureErrorAnswers } from './common/error-answer';
+import { inOrder } from './common/in-order';
 import { ShutdownState } from './common/shutdown-state';
 import { Environment } from './config/environment';
 import type { AnswerObserver } from './common/answer-record';
@@ -104,14 +105,18 @@ export function applyHttpSettings(app: NestExpressApplication): void {
 }
 
 /**
- * The Express middleware, in this order: the early refusal of clients over their limit (first: its
- * 429 gets the CORS and security headers from the one error writer, like every refusal), the
- * security headers and CORS, then the JSON body (its size and type).
+ * The Express middleware, in this order, as one layer (inOrder): the early refusal of clients over
+ * their limit (first: its 429 gets the CORS and security headers from the one error writer, like
+ * every refusal), the security headers and CORS, then the JSON body (its size and type).
  */
 function useRequestMiddleware(app: NestExpressApplication): void {
-  app.use(app.get(DailyLimitPolicy).refuseEarly);
-  app.use(responseHeaders(DOCS_PATH));
-  app.use(readJsonBody(BODY_LIMIT_BYTES));
+  app.use(
+    inOrder(
+      app.get(DailyLimitPolicy).refuseEarly,
+      responseHeaders(DOCS_PATH),
+      readJsonBody(BODY_LIMIT_BYTES),
+    ),
+  );
 }
 
 /**

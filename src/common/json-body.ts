@@ -20,6 +20,7 @@ const CONTINUE = /(?:^|,)\s*100-continue\s*(?:$|,)/i;
  */
 export function isJsonContentType(header: string | undefined): boolean {
   if (header === undefined) return false;
+  if (header === 'application/json') return true; // what nearly every client sends
   const semicolon = header.indexOf(';');
   const mediaType = semicolon === -1 ? header : header.slice(0, semicolon);
   return mediaType.trim().toLowerCase() === 'application/json' && !OTHER_CHARSET.test(header);
@@ -141,7 +142,7 @@ function decoderFor(header: string | undefined): Transform | null | undefined {
 function parseJsonObject(bytes: Buffer): unknown {
   let text = bytes.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const first = /\S/.exec(text)?.[0];
+  const first = firstNonSpace(text);
   if (first === undefined) return {};
   if (first !== '{' && first !== '[') return undefined;
   try {
@@ -149,4 +150,12 @@ function parseJsonObject(bytes: Buffer): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** The first character of `text` that is not white space (as `/\S/` finds it), if any. */
+function firstNonSpace(text: string): string | undefined {
+  const first = text[0];
+  // A JSON body nearly always starts with its value: no search.
+  if (first === '{' || first === '[') return first;
+  return /\S/.exec(text)?.[0];
 }
