@@ -153,7 +153,7 @@ export class AnswerHeader {
 }
 
 /** A header and its fixed value, both checked once (AnswerHeader.withValue). */
-export interface FixedAnswerHeader {
+interface FixedAnswerHeader {
   readonly header: AnswerHeader;
   readonly value: string;
 }
