@@ -120,8 +120,9 @@ const OUT_HEADERS = Object.getOwnPropertySymbols(new OutgoingMessage()).find(
  * `setHeader` checks the name and the value, lower-cases the name and stores `[name, value]` under
  * it in the response's header store, each time: about 0.3 µs a header on every answer, and an API
  * answer carries eleven of ours (bench/README.md, "Where the time goes"). `set` stores a value as
- * `setHeader` would, checking only the value; `setChecked` stores one that was checked once too
- * (a fixed header, made with `withValue`). Once the head is written both throw as setHeader does.
+ * `setHeader` would, checking only the value; `setChecked` stores one that needs no check (a fixed
+ * value checked once by `withValue`, or one made of checked parts). Once the head is written both
+ * throw as setHeader does.
  */
 export class AnswerHeader {
   /** The name as it is written, and the key Node's header store keeps it under. */
@@ -138,7 +139,10 @@ export class AnswerHeader {
     this.setChecked(response, value);
   }
 
-  /** Sets `value`, already checked (withValue), on `response`. */
+  /**
+   * Sets `value` on `response` unchecked: a value nothing in it can be refused by setHeader (a
+   * fixed value checked by withValue, digits, a request id SANE_REQUEST_ID passed).
+   */
   setChecked(response: ServerResponse, value: string): void {
     const store = headerStore(response);
     if (store === undefined) response.setHeader(this.name, value);

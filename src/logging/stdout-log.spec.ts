@@ -38,7 +38,26 @@ describe('StdoutLog', () => {
     log.write('second');
     log.write('third');
     expect(written).toEqual(['first']);
-    expect(drops).toBe(2);
+    // The first was lost in the pipe, the others never written: all three counted.
+    expect(drops).toBe(3);
+  });
+
+  it("counts each request line of a turn's one write that met a closed pipe", async () => {
+    const out = new Writable({
+      decodeStrings: false,
+      write(_chunk: string, _encoding, done) {
+        done(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+      },
+    });
+    let drops = 0;
+    const log = new StdoutLog(1_000, () => (drops += 1), out);
+    for (const line of ['a\n', 'b\n', 'c\n']) log.writeSoon(line);
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(drops).toBe(3);
+    log.writeSoon('d\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(drops).toBe(4);
   });
 
   it('writes while the buffer holds less than its bound, then drops and counts', () => {

@@ -66,7 +66,7 @@ export class StdoutLog implements DestinationStream {
    */
   write(line: string): void {
     if (this.held !== '') this.writeHeld();
-    if (this.takes(0)) this.out.write(line);
+    if (this.takes(0)) this.out.write(line, this.lostIfFailed(line));
     else this.dropped();
   }
 
@@ -96,11 +96,26 @@ export class StdoutLog implements DestinationStream {
     this.held = '';
     holding.delete(this);
     // A reader that closed the pipe meanwhile: each line held is dropped and counted.
-    if (this.out.destroyed || failed.has(this.out)) {
-      for (let at = lines.indexOf('\n'); at !== -1; at = lines.indexOf('\n', at + 1)) {
-        this.dropped();
-      }
-    } else this.out.write(lines);
+    if (this.out.destroyed || failed.has(this.out)) this.droppedEach(lines);
+    else this.out.write(lines, this.lostIfFailed(lines));
+  }
+
+  /**
+   * What a write is told when it is done: a write that failed (the reader closed the pipe: EPIPE)
+   * lost its lines, each counted as dropped. A turn's request lines go in one write, so the write
+   * that meets the closed pipe may hold many.
+   */
+  private lostIfFailed(lines: string): (error?: Error | null) => void {
+    return (error) => {
+      if (error) this.droppedEach(lines);
+    };
+  }
+
+  /** Counts each line of `lines` (one or more, each ending in a newline) as dropped. */
+  private droppedEach(lines: string): void {
+    let at = lines.indexOf('\n');
+    if (at === -1) return this.dropped(); // a line handed over without its newline
+    for (; at !== -1; at = lines.indexOf('\n', at + 1)) this.dropped();
   }
 
   /** Whether stdout takes a line more, with `held` characters already waiting to be written. */
