@@ -6,26 +6,30 @@
  */
 export const EXPRESS_CHECKED_ON = '5.3.0';
 
-/** Express's `trust proxy` compiled into a test of a peer's address (`'trust proxy fn'`). */
-export function trustProxyTest(express: {
-  get(setting: string): unknown;
-}): (address: string, hop: number) => boolean {
-  const test = express.get('trust proxy fn');
-  if (typeof test !== 'function') {
-    throw new Error(`Express has no 'trust proxy fn' (checked on Express ${EXPRESS_CHECKED_ON})`);
-  }
-  return test as (address: string, hop: number) => boolean;
+/** A peer's address and its hop (0: the direct peer) → whether that proxy is trusted. */
+type TrustTest = (address: string, hop: number) => boolean;
+
+/** Express's `trust proxy` compiled into a test of a peer's address (`'trust proxy fn'`), if set. */
+function compiledTrust(
+  express: { get(setting: string): unknown } | undefined,
+): TrustTest | undefined {
+  const test = express?.get('trust proxy fn');
+  return typeof test === 'function' ? (test as TrustTest) : undefined;
 }
 
-/** The compiled `trust proxy` of the Express application a request belongs to (`req.app`), if any. */
-export function trustProxyTestOf(request: {
-  app?: { get(setting: string): unknown };
-}): ((address: string, hop: number) => boolean) | undefined {
-  const test = request.app?.get('trust proxy fn');
-  return typeof test === 'function'
-    ? (test as (address: string, hop: number) => boolean)
-    : undefined;
+/** Express's `trust proxy` compiled into a test of a peer's address; an error if Express has none. */
+export function trustProxyTest(express: { get(setting: string): unknown }): TrustTest {
+  const test = compiledTrust(express);
+  if (test === undefined) {
+    throw new Error(`Express has no 'trust proxy fn' (checked on Express ${EXPRESS_CHECKED_ON})`);
+  }
+  return test;
 }
+
+/** The same test, of the Express application a request belongs to (`req.app`), if any. */
+export const trustProxyTestOf = (request: {
+  app?: { get(setting: string): unknown };
+}): TrustTest | undefined => compiledTrust(request.app);
 
 /** Whether an Express route takes every method (`route.all()` sets `methods._all`). */
 export const takesEveryMethod = (methods: Partial<Record<string, boolean>>): boolean =>
