@@ -1,6 +1,7 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
 import type { AnswerRecord } from '../common/answer-record';
 import { takesEveryMethod } from '../common/express-internals';
+import { HistogramSeries, LatencyHistogram } from './latency-histogram';
 
 /** The `route` label of a request no route handled: unknown paths, bodies refused before routing. */
 const UNMATCHED_ROUTE = 'unmatched';
@@ -20,7 +21,7 @@ interface StatusSeries {
 /** The labelled children of one route and method, created on first use. */
 interface RouteMethodChildren {
   route: string;
-  duration: Histogram.Internal<'method' | 'route'>;
+  duration: HistogramSeries;
   byStatus: Map<number, StatusSeries>;
 }
 
@@ -54,11 +55,12 @@ function routeLabel(route: ExpressRoute | undefined, method: string): string {
  * any status's count (429s, 400s: `http_requests_total{status="429"}`). Labelled children are
  * cached in nested Maps, so a request builds no label objects; a request's count is one addition,
  * handed to the Counter in its `collect()` before each scrape (prom-client hashes the labels on
- * every `inc`), in the order the series were first seen, so the exposition is the same.
+ * every `inc`), in the order the series were first seen, so the exposition is the same. The
+ * latency is observed into a LatencyHistogram's series, held with the children.
  */
 export class HttpMetrics {
   private readonly requests: Counter<RequestLabels>;
-  private readonly duration: Histogram<'method' | 'route'>;
+  private readonly duration: LatencyHistogram;
   private readonly children = new Map<string, Map<string, RouteMethodChildren>>();
   /** Every series of http_requests_total, in the order first seen. */
   private readonly series: StatusSeries[] = [];
@@ -79,12 +81,11 @@ export class HttpMetrics {
         }
       },
     });
-    this.duration = new Histogram({
+    this.duration = new LatencyHistogram({
       name: 'http_request_duration_seconds',
       help: 'Time from the request reaching the application to the end of its answer, in seconds.',
-      labelNames: ['method', 'route'],
       buckets: LATENCY_BUCKETS,
-      registers,
+      registry,
     });
   }
 
@@ -111,7 +112,7 @@ export class HttpMetrics {
     }
     let children = byMethod.get(method);
     if (children === undefined) {
-      children = { route, duration: this.duration.labels({ method, route }), byStatus: new Map() };
+      children = { route, duration: this.duration.series({ method, route }), byStatus: new Map() };
       byMethod.set(method, children);
     }
     return children;
