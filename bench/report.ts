@@ -15,7 +15,16 @@ export const GENERATORS = WRK
   ? { first: 'wrk', beside: 'autocannon' }
   : { first: 'autocannon', beside: undefined };
 
-type Figure = 'seconds' | 'rounds' | 'warmup' | 'connections' | 'soakSeconds' | 'startUps' | 'took';
+type Figure =
+  | 'seconds'
+  | 'rounds'
+  | 'warmup'
+  | 'pairWarmup'
+  | 'freshPair'
+  | 'connections'
+  | 'soakSeconds'
+  | 'startUps'
+  | 'took';
 /** The run's settings (bench/README.md's variables), its load average at the start, its duration. */
 export type Settings = Record<Figure, number> & { loadAtStart: string };
 /** A server under test: `limit` is its RATE_LIMIT_PER_DAY. */
@@ -176,7 +185,7 @@ function setup(s: Settings): string {
     : 'none (taskset unavailable or a single core)';
   return `- Machine: ${machine()}.
 - Pinning: ${pinning}.
-- Load: ${GENERATORS.first === 'wrk' ? 'wrk (`-t1`)' : 'autocannon (wrk not on PATH)'}, ${s.connections} keep-alive connections, \`POST /api/depreciate\`; a ${s.warmup} s warm-up per row, then ${s.rounds} rounds × ${s.seconds} s, the rows alternating within each round, the service and the bare Nest route first and back to back (which leads alternates); req/s is the median over the rounds, and the goals compare that pair round by round (the median of the rounds' ratios).${GENERATORS.beside ? ` ${GENERATORS.beside} beside it for three rows (below).` : ''}
+- Load: ${GENERATORS.first === 'wrk' ? 'wrk (`-t1`)' : 'autocannon (wrk not on PATH)'}, ${s.connections} keep-alive connections, \`POST /api/depreciate\`; a ${s.warmup} s warm-up per row, then ${s.rounds} rounds × ${s.seconds} s, the rows alternating within each round, the service and the bare Nest route first and back to back (which leads alternates), each warmed ${s.pairWarmup} s just before${s.freshPair ? ', in fresh processes each round after the first (so their RSS is after one round)' : ''}; req/s is the median over the rounds, and the goals compare that pair round by round (the median of the rounds' ratios).${GENERATORS.beside ? ` ${GENERATORS.beside} beside it for three rows (below).` : ''}
 - Bodies: the README example (2020 sedan, 7 entries), the largest answer (\`purchaseYear\` 1900, one entry a year since), and the same with \`projectionYears\` 10 (ten more entries).
 - Runtime: every target and the load generator run on the pinned Node ${process.version} (the \`node\` package in the lock file).
 - Service: \`node dist/main.js\`, NODE_ENV=production, LOG_LEVEL=${process.env.BENCH_LOG_LEVEL ?? 'info'}, stdout to /dev/null (not a TTY), stderr to \`bench/.out/\`; RATE_LIMIT_PER_DAY=10⁹ (counts, never refuses), 1 for the 429 row; the peer restarted before each round. The soaks and start-ups load the service and the bare Nest route alike.

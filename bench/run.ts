@@ -12,6 +12,8 @@ const settings: r.Settings = {
   seconds: c.envNumber('BENCH_DURATION', 5),
   rounds: c.envNumber('BENCH_ROUNDS', 6),
   warmup: c.envNumber('BENCH_WARMUP', 2),
+  pairWarmup: c.envNumber('BENCH_PAIR_WARMUP', 1),
+  freshPair: c.envNumber('BENCH_FRESH_PAIR', 1),
   connections: c.envNumber('BENCH_CONNECTIONS', 50),
   soakSeconds: c.envNumber('BENCH_SOAK_SECONDS', 180),
   startUps: c.envNumber('BENCH_STARTUPS', 5),
@@ -103,6 +105,12 @@ async function storeMemory(): Promise<StoreMemory[]> {
   return figures;
 }
 
+/** The goals' pair, the service and the bare Nest route under the README's body, as far as planned. */
+const goalPair = (rows: r.Row[]): r.Row[] =>
+  r.GOAL_PAIR.map((name) => rows.find((x) => x.target.name === name && x.workload === 'readme'))
+    .filter((x) => x !== undefined)
+    .filter((x) => !x.problem);
+
 /**
  * The rows of one round in the order they run: the goals' pair (the service and the bare Nest
  * route) first and back to back, the service leading in odd rounds and the bare route in even
@@ -111,12 +119,36 @@ async function storeMemory(): Promise<StoreMemory[]> {
  * (goals.ts, pairedRatio), and neither side always runs first.
  */
 function roundOrder(rows: r.Row[], round: number): r.Row[] {
-  const pair = r.GOAL_PAIR.map((name) =>
-    rows.find((x) => x.target.name === name && x.workload === 'readme'),
-  );
-  const first = pair.filter((x) => x !== undefined);
+  const first = goalPair(rows);
   if (round % 2 === 0) first.reverse();
   return [...first, ...rows.filter((x) => !first.includes(x))];
+}
+
+/**
+ * The pair's warm-up before each round, unrecorded: the pair last ran a round ago, the other rows
+ * between, and the one leading after that pause started slowly (its p99 250 to 430 ms in a run of
+ * 27 November, where the other's was a tenth of that).
+ */
+async function warmPair(rows: r.Row[]): Promise<void> {
+  if (settings.pairWarmup <= 0) return;
+  for (const row of goalPair(rows)) await load(row, settings.pairWarmup);
+}
+
+/**
+ * The pair in fresh processes for every round after the first, each warmed three times as long
+ * as at the start (BENCH_FRESH_PAIR=0 keeps them). One process of a build can run a few per cent
+ * faster or slower than the next for its whole life (its code's layout, the compiler's choices):
+ * two processes of one variant ran 0.90 and 1.03 × a third, in paired rounds on 27 November.
+ * Fresh pairs make the median a median over processes too.
+ */
+async function freshPair(rows: r.Row[], round: number): Promise<void> {
+  if (!settings.freshPair || round === 1) return;
+  for (const row of goalPair(rows)) {
+    await row.target.server?.process.stop(5_000);
+    await start(row.target);
+    // As long as the ablation's first warm-up: a new process is still compiling its hot paths.
+    row.problem ??= unexpectedAnswers(await load(row, 3 * settings.warmup), row.status);
+  }
 }
 
 /** The rounds, the rows alternating within each; the second generator after the first on its rows. */
@@ -124,6 +156,8 @@ async function rounds(rows: r.Row[], peer: r.Target) {
   const besides = (row: r.Row) =>
     row.workload === 'readme' && BESIDE_TARGETS.includes(row.target.name);
   for (let round = 1; round <= settings.rounds; round++) {
+    await freshPair(rows, round);
+    await warmPair(rows);
     for (const row of roundOrder(rows, round).filter((x) => !x.problem)) {
       // The stock throttler's cost grows with a client's hits: a fresh peer each round.
       if (row.target === peer && round > 1) {
