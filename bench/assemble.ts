@@ -13,6 +13,7 @@ import { DepreciationController } from '../src/depreciation/depreciation.control
 import { DailyLimitPolicy } from '../src/rate-limit/daily-limit.policy';
 import { DailyLimitGuard } from '../src/rate-limit/daily-limit.guard';
 import { DOCS_PATH, setupSwagger } from '../src/swagger';
+import { AfterRoutes } from '../src/common/after-routes';
 import { responseHeaders } from '../src/security/security-headers';
 
 /**
@@ -127,7 +128,8 @@ export async function assembleVariant(
   if (!without.has('json-body')) middlewares.push(readJsonBody(BODY_LIMIT_BYTES));
   if (middlewares.length > 0) app.use(inOrder(...middlewares));
   if (without.has('json-body')) app.useBodyParser('json', { limit: BODY_LIMIT_BYTES });
-  setupSwagger(app, app.get(DailyLimitPolicy).limit);
+  const limit = app.get(DailyLimitPolicy).limit;
+  app.get(AfterRoutes).add(() => setupSwagger(app, limit));
   if (without.size > 0) leaveOutEnhancers(app, without);
   return app;
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { AfterRoutes } from './common/after-routes';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { ClockModule } from './common/clock.module';
 import { StrictValidationPipe } from './common/strict-validation.pipe';
@@ -30,6 +31,7 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
   providers: [
     { provide: APP_PIPE, useClass: StrictValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
+    AfterRoutes,
   ],
 })
 export class AppModule {}

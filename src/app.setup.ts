@@ -1,5 +1,6 @@
 import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { AfterRoutes } from './common/after-routes';
 import { configureErrorAnswers } from './common/error-answer';
 import { inOrder } from './common/in-order';
 import { ShutdownState } from './common/shutdown-state';
@@ -121,7 +122,7 @@ function useRequestMiddleware(app: NestExpressApplication): void {
 
 /**
  * What the HTTP layer needs beyond AppModule, in this order: the HTTP settings and the JSON
- * logger, the edge, the middleware, the docs. createApp() calls it, for main.ts and the e2e tests
+ * logger, the edge, the middleware, the docs (mounted once Nest has set up the routes). createApp() calls it, for main.ts and the e2e tests
  * alike; the bench assembles its variants from the same steps (bench/assemble.ts).
  */
 export function configureApp(
@@ -131,6 +132,8 @@ export function configureApp(
   applyHttpSettings(app);
   installEdgeFor(app, setup);
   useRequestMiddleware(app);
-  setupSwagger(app, app.get(DailyLimitPolicy).limit);
+  // After the API's routes (AfterRoutes): an API request never tests a route of the docs.
+  const limit = app.get(DailyLimitPolicy).limit;
+  app.get(AfterRoutes).add(() => setupSwagger(app, limit));
   return app;
 }

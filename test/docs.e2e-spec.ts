@@ -53,6 +53,18 @@ describe('the docs (/docs, /docs-json)', () => {
     expect(text).toContain('<div id="swagger-ui"></div>');
   });
 
+  it("is mounted after the API's routes: an API request tests no route of the docs", () => {
+    // Express 5's router: its layers in order, a route's path on its `route` (test-only reading).
+    const express = (app as NestExpressApplication).getHttpAdapter().getInstance() as {
+      router: { stack: { route?: { path: string } }[] };
+    };
+    const paths = express.router.stack.map((layer) => layer.route?.path ?? '');
+    const api = paths.indexOf('/api/depreciate');
+    const docs = paths.findIndex((path) => path.startsWith('/docs'));
+    expect(api).toBeGreaterThanOrEqual(0);
+    expect(docs).toBeGreaterThan(api);
+  });
+
   it('describes the request with its rules, the nine types as an enum, and an example', () => {
     const operation = document.paths['/api/depreciate'].post;
     expect(operation.requestBody).toMatchObject({
