@@ -111,27 +111,34 @@ const goalPair = (rows: r.Row[]): r.Row[] =>
     .filter((x) => x !== undefined)
     .filter((x) => !x.problem);
 
+/** The goals' pair in the order it runs in `round`: the service leads in odd rounds, the bare route in even ones. */
+function pairOf(rows: r.Row[], round: number): r.Row[] {
+  const pair = goalPair(rows);
+  return round % 2 === 0 ? pair.reverse() : pair;
+}
+
 /**
  * The rows of one round in the order they run: the goals' pair (the service and the bare Nest
- * route) first and back to back, the service leading in odd rounds and the bare route in even
- * ones, then the others in the table's order. The host's speed drifts over a round (the bare route
- * alone ran 9,000 to 13,800 req/s from run to run here), so the goals compare each round's pair
- * (goals.ts, pairedRatio), and neither side always runs first.
+ * route) first and back to back, which leads alternating (pairOf), then the others in the table's
+ * order. The host's speed drifts over a round (the bare route alone ran 9,000 to 13,800 req/s from
+ * run to run here), so the goals compare each round's pair (goals.ts, pairedRatio), and neither
+ * side always runs first.
  */
 function roundOrder(rows: r.Row[], round: number): r.Row[] {
-  const first = goalPair(rows);
-  if (round % 2 === 0) first.reverse();
+  const first = pairOf(rows, round);
   return [...first, ...rows.filter((x) => !first.includes(x))];
 }
 
 /**
- * The pair's warm-up before each round, unrecorded: the pair last ran a round ago, the other rows
- * between, and the one leading after that pause started slowly (its p99 250 to 430 ms in a run of
- * 27 November, where the other's was a tenth of that).
+ * The pair's warm-up before each round, unrecorded, the one leading last so that it is measured
+ * straight after its own. The pair last ran a round ago, the other rows between; the one leading
+ * after that pause started slowly (its p99 250 to 430 ms in a run of 27 November, where the
+ * other's was a tenth of that), and with both warmed in one order, the service was slower in the
+ * rounds it led in two runs out of two (bench/README.md).
  */
-async function warmPair(rows: r.Row[]): Promise<void> {
+async function warmPair(rows: r.Row[], round: number): Promise<void> {
   if (settings.pairWarmup <= 0) return;
-  for (const row of goalPair(rows)) await load(row, settings.pairWarmup);
+  for (const row of pairOf(rows, round).reverse()) await load(row, settings.pairWarmup);
 }
 
 /**
@@ -157,7 +164,7 @@ async function rounds(rows: r.Row[], peer: r.Target) {
     row.workload === 'readme' && BESIDE_TARGETS.includes(row.target.name);
   for (let round = 1; round <= settings.rounds; round++) {
     await freshPair(rows, round);
-    await warmPair(rows);
+    await warmPair(rows, round);
     for (const row of roundOrder(rows, round).filter((x) => !x.problem)) {
       // The stock throttler's cost grows with a client's hits: a fresh peer each round.
       if (row.target === peer && round > 1) {
