@@ -72,7 +72,7 @@ export class HistogramSeries {
 }
 
 /** What a LatencyHistogram is made of: prom-client's names, and the registry it is exposed in. */
-export interface LatencyHistogramConfiguration {
+interface LatencyHistogramConfiguration {
   name: string;
   help: string;
   buckets: readonly number[];
