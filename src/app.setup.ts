@@ -122,8 +122,9 @@ function useRequestMiddleware(app: NestExpressApplication): void {
 
 /**
  * What the HTTP layer needs beyond AppModule, in this order: the HTTP settings and the JSON
- * logger, the edge, the middleware, the docs (mounted once Nest has set up the routes). createApp() calls it, for main.ts and the e2e tests
- * alike; the bench assembles its variants from the same steps (bench/assemble.ts).
+ * logger, the edge, the middleware, the docs (mounted once Nest has set up the routes).
+ * createApp() calls it, for main.ts and the e2e tests alike; the bench assembles its variants from
+ * the same steps (bench/assemble.ts).
  */
 export function configureApp(
   app: NestExpressApplication,
