@@ -1,8 +1,8 @@
 import express from 'express';
 import { once } from 'node:events';
-import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, request as httpRequest } from 'node:http';
 import { clientAddress, clientKey } from './client-key';
+import { listenOnLoopback } from '../testing/http';
 
 const request = (ip: string | undefined, remoteAddress?: string) =>
   ({ ip, socket: { remoteAddress } }) as Parameters<typeof clientKey>[0];
@@ -114,9 +114,8 @@ describe("the peer as Express's req.ip, without reading it when the peer is not 
         seen.push([clientAddress(req), clientAddress({ ip: req.ip, socket: req.socket })]);
         res.end();
       });
-      const server = app.listen(0, '127.0.0.1');
-      await once(server, 'listening');
-      const { port } = server.address() as AddressInfo;
+      const server = createServer(app);
+      const port = await listenOnLoopback(server);
       for (const forwarded of [undefined, '203.0.113.7', '203.0.113.7, 10.1.2.3', 'junk']) {
         const headers = forwarded === undefined ? {} : { 'X-Forwarded-For': forwarded };
         const sent = httpRequest({ host: '127.0.0.1', port, headers });

@@ -1,7 +1,7 @@
 import express from 'express';
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { inOrder } from './in-order';
+import { listenOnLoopback } from '../testing/http';
 
 type Next = (error?: unknown) => void;
 
@@ -52,9 +52,8 @@ describe('inOrder', () => {
       app.use((error: Error, _req: express.Request, res: express.Response, _next: Next) => {
         res.status(500).send(`error ${error.message}`);
       });
-      const server = app.listen(0, '127.0.0.1');
-      await once(server, 'listening');
-      const { port } = server.address() as AddressInfo;
+      const server = createServer(app);
+      const port = await listenOnLoopback(server);
       const texts: string[] = [];
       for (const path of ['/', '/stop', '/fail', '/throw']) {
         const answer = await fetch(`http://127.0.0.1:${port}${path}`);

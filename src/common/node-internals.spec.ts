@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { fstatSync } from 'node:fs';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import {
   AnswerHeader,
   acceptRequestsWithoutHost,
@@ -17,6 +17,7 @@ import {
   parseNoFurtherRequests,
   setFixedHeaders,
 } from './node-internals';
+import { listenOnLoopback } from '../testing/http';
 
 type Handled = { request: IncomingMessage; response: ServerResponse };
 
@@ -37,9 +38,7 @@ describe(`The internals of Node ${CHECKED_ON.node}`, () => {
     server.on('connection', (socket: Socket) => {
       sockets.push(socket);
     });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    port = (server.address() as AddressInfo).port;
+    port = await listenOnLoopback(server);
   });
   afterEach(() => {
     server.closeAllConnections();

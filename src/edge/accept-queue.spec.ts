@@ -1,7 +1,7 @@
-import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import { type AddressInfo, connect, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { acceptQueued, queuedInKernel } from './accept-queue';
+import { listenOnLoopback } from '../testing/http';
 
 /** Keeps the event loop from running for `ms`: what a loaded machine does to the server. */
 function blockFor(ms: number): void {
@@ -27,9 +27,7 @@ describe('the accept queue', () => {
   beforeEach(async () => {
     accepted.length = clients.length = 0;
     server = createServer().on('connection', (socket: Socket) => accepted.push(socket));
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    port = (server.address() as AddressInfo).port;
+    port = await listenOnLoopback(server);
   });
   afterEach(() => {
     for (const socket of [...clients, ...accepted]) socket.destroy();

@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
-import { type AddressInfo, connect, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { installEdge } from './edge';
+import { listenOnLoopback } from '../testing/http';
 
 const LIMITS = {
   maxConnections: 100,
@@ -55,9 +56,7 @@ describe('closeIfShutdownStillSays', () => {
   const answers = (n: number) => (text: string) => text.split('HTTP/1.1 200').length > n;
 
   beforeAll(async () => {
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    port = (server.address() as AddressInfo).port;
+    port = await listenOnLoopback(server);
   });
   beforeEach(() => (waiting.length = 0));
   afterAll(() => {

@@ -1,10 +1,11 @@
 import { once } from 'node:events';
 import { createServer, IncomingMessage, request, ServerResponse } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Connection, connectionHolds, connectionOf, type EdgeContext } from './connection';
 import { installEdge } from './edge';
+import { listenOnLoopback } from '../testing/http';
 
 const LIMITS = {
   maxConnections: 100,
@@ -41,9 +42,7 @@ describe('connectionHolds and the requests waiting', () => {
     [...edge.connections].map((socket) => [connectionHolds(socket), connectionOf(socket)?.waiting]);
 
   beforeAll(async () => {
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    port = (server.address() as AddressInfo).port;
+    port = await listenOnLoopback(server);
   });
   afterAll(() => {
     server.closeAllConnections();

@@ -1,5 +1,6 @@
 import { Agent, IncomingHttpHeaders, request } from 'node:http';
-import type { Socket } from 'node:net';
+import { once } from 'node:events';
+import type { AddressInfo, Server, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { recordAnswer, VALID } from './bodies';
 
@@ -158,4 +159,11 @@ export async function depreciate(
     body: answer.json,
   });
   return { ...answer, ms: performance.now() - started };
+}
+
+/** Starts `server` listening on a free port of 127.0.0.1; resolves with the port once it listens. */
+export async function listenOnLoopback(server: Server): Promise<number> {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return (server.address() as AddressInfo).port;
 }
