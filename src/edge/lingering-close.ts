@@ -43,9 +43,9 @@ export const isLingering = (socket: Socket): boolean => connectionOf(socket)?.li
  * and reads no more once `bytes` have arrived (dropUpTo): the client has its answer by then, and
  * what it sends after it is not worth reading.
  *
- * Node has no API for it (common/node-internals.ts: `destroySoon`, the parser's listeners): the parser is
- * detached, and from here on bytes reach only `dropUpTo`, so nothing in them is parsed, routed or
- * counted.
+ * Node has no API for it (common/node-internals.ts: `destroySoon`, the parser's listeners): the
+ * parser is detached, and from here on bytes reach only `dropUpTo`, so nothing in them is parsed,
+ * routed or counted.
  */
 export function lingeringClose(socket: Socket, bounds: LingeringBounds): void {
   const connection = connectionOf(socket);
