@@ -56,9 +56,7 @@ const VARIANTS: Variant[] = [
   },
 ];
 
-const started = Date.now();
-const log = (line: string) =>
-  console.log(`[ablation ${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`);
+const log = c.runLog('ablation');
 const urlOf = (v: Variant) => `http://127.0.0.1:${v.server?.port ?? 0}${c.ROUTE}`;
 const loadOf = (v: Variant, seconds: number) =>
   runWrk({
@@ -105,8 +103,7 @@ function observedOver(v: Variant): () => Promise<number> {
  * pays more CPU time per request, so the lighter one looked as costly as the service.)
  */
 async function round(n: number): Promise<void> {
-  const shift = n % VARIANTS.length;
-  const order = [...VARIANTS.slice(shift), ...VARIANTS.slice(0, shift)];
+  const order = c.turned(VARIANTS, n);
   for (const v of order.filter((x) => !x.problem)) {
     await loadWithCpu(v, n === 1 ? 3 * WARMUP : WARMUP);
     const observed = observedOver(v);

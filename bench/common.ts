@@ -43,6 +43,21 @@ export function runMain(main: () => Promise<void>): void {
   void main();
 }
 
+/** A run's log: each line prefixed with its name and the seconds since the log was made. */
+export function runLog(name: string): (line: string) => void {
+  const started = Date.now();
+  return (line) => {
+    const seconds = ((Date.now() - started) / 1000).toFixed(0).padStart(3);
+    console.log(`[${name} ${seconds} s] ${line}`);
+  };
+}
+
+/** `items` in round `n`'s order: turned by `n` places, so that each round starts one further on. */
+export function turned<T>(items: readonly T[], n: number): T[] {
+  const shift = n % items.length;
+  return [...items.slice(shift), ...items.slice(0, shift)];
+}
+
 /** Servers (and redis-server) on one core, the load generator on the other, if taskset can pin. */
 export const SERVER_CPU = process.env.BENCH_SERVER_CPU ?? '0';
 export const LOAD_CPU = process.env.BENCH_LOAD_CPU ?? '1';

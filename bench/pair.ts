@@ -43,9 +43,7 @@ const INSTANCES: Instance[] = Array.from({ length: PROCESSES }, (_, i) => [
   instance('bare', i + 1),
 ]).flat();
 
-const started = Date.now();
-const log = (line: string) =>
-  console.log(`[pair ${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`);
+const log = c.runLog('pair');
 
 const load = (x: Instance, seconds: number) =>
   (WRK ? runWrk : runLoad)({
@@ -57,8 +55,7 @@ const load = (x: Instance, seconds: number) =>
 
 /** One round: every process once, the order turned by one place each round. */
 async function round(n: number): Promise<void> {
-  const shift = n % INSTANCES.length;
-  const order = [...INSTANCES.slice(shift), ...INSTANCES.slice(0, shift)];
+  const order = c.turned(INSTANCES, n);
   for (const x of order.filter((y) => !y.problem)) {
     const summary = await load(x, SECONDS);
     x.problem ??= unexpectedAnswers(summary, 200);

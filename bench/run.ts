@@ -21,8 +21,7 @@ const settings: r.Settings = {
   took: NaN,
 };
 const started = Date.now();
-const log = (line: string) =>
-  console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`);
+const log = c.runLog('bench');
 /** The rows the second load generator loads too, beside the first (report.ts's GENERATORS). */
 const BESIDE_TARGETS = ['service', 'bare-nest', 'express-ceiling'];
 let redis: c.Server | undefined;
@@ -105,13 +104,13 @@ async function storeMemory(): Promise<StoreMemory[]> {
   return figures;
 }
 
-/** The goals' pair, the service and the bare Nest route under the README's body, as far as planned. */
+/** The goals' pair: the service and the bare Nest route under the README's body, if planned. */
 const goalPair = (rows: r.Row[]): r.Row[] =>
   r.GOAL_PAIR.map((name) => rows.find((x) => x.target.name === name && x.workload === 'readme'))
     .filter((x) => x !== undefined)
     .filter((x) => !x.problem);
 
-/** The goals' pair in the order it runs in `round`: the service leads in odd rounds, the bare route in even ones. */
+/** The goals' pair in the order it runs in `round`: the service leading in odd rounds. */
 function pairOf(rows: r.Row[], round: number): r.Row[] {
   const pair = goalPair(rows);
   return round % 2 === 0 ? pair.reverse() : pair;
