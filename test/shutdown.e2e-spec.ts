@@ -212,6 +212,30 @@ describe('the built server with SHUTDOWN_DRAIN_DELAY_MS', () => {
       await server.kill();
     }
   }, 30_000);
+
+  it('closes the connection of an answer written during the delay whose request came before the signal', async () => {
+    const server = await startServer({ LOG_LEVEL: 'info', SHUTDOWN_DRAIN_DELAY_MS: '3000' });
+    try {
+      const arriving = await requestInFlight(server);
+      server.signal('SIGTERM');
+      await logged(server, /^SIGTERM received/);
+      await sleep(500);
+      await arriving.write(BODY.slice(20));
+      await arriving.until((data) => isWholeResponse(data.subarray(data.indexOf('\r\n\r\n') + 4)));
+      const [answer] = parseResponses(arriving.received);
+      expect([answer.status, answer.headers.connection]).toEqual([200, 'close']);
+      // Answered within the delay: the listener is still open.
+      expect(
+        server
+          .logLines()
+          .some((l) => l.msg === 'No new connections: finishing the requests in flight'),
+      ).toBe(false);
+      await arriving.closed;
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      await server.kill();
+    }
+  }, 30_000);
 });
 
 /** Resolves once the first of `connections` receives anything. */

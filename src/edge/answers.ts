@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Connection, markClosing } from './connection';
+import type { Socket } from 'node:net';
+import { type Connection, connectionOf, markClosing } from './connection';
 import { answerCloses } from '../common/error-answer';
 import { beforeHead } from '../common/node-internals';
 
@@ -28,14 +29,31 @@ export function closeIfBodyStillArriving(
 }
 
 /**
+ * From now on the shutdown's answers close their connections (Edge.closeAnswers), the answers to
+ * the requests already waiting too, whenever they arrived: a request whose headers came before the
+ * signal and whose body completes during the drain delay is answered with `Connection: close`.
+ */
+export function closeAnswersFromNow(edge: {
+  closeAnswers: boolean;
+  readonly connections: ReadonlySet<Socket>;
+}): void {
+  edge.closeAnswers = true;
+  for (const socket of edge.connections) {
+    const connection = connectionOf(socket);
+    connection?.eachWaiting((request, response) =>
+      closeIfShutdownStillSays(edge, connection, request, response),
+    );
+  }
+}
+
+/**
  * Makes the answer to `request`, which arrived while the shutdown's answers close their connections
- * (Edge.closeAnswers), close its connection if they still do when its head is written and no
- * request pipelined behind it waits (the answer to the last one closes the connection). Judged at
- * the head, not at the request's arrival: a request that arrived during the drain delay and is
- * answered after it keeps its connection, so its client does not reconnect just as the listener
- * is about to close. (Judged at arrival, each busy keep-alive client had a request in flight at
- * the end of the delay, and reconnected after its answer: on a loaded machine 22 of 50 did so in
- * one burst 100 ms later, and met the listener closing.)
+ * (Edge.closeAnswers) or was waiting when they started to, close its connection if they still do
+ * when its head is written and no request pipelined behind it waits (the answer to the last one
+ * closes the connection). Judged at the head, not at the request's arrival: a request that arrived
+ * during the drain delay and is answered after it keeps its connection, so its client does not
+ * reconnect just as the listener is about to close (judged at arrival, 22 of 50 busy keep-alive
+ * clients on a loaded machine reconnected in one burst 100 ms later, and met the listener closing).
  */
 export function closeIfShutdownStillSays(
   edge: { readonly closeAnswers: boolean },

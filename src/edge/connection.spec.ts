@@ -98,7 +98,7 @@ describe('Connection.answered', () => {
   /** Answers a request on `socket`, and says whether it is still reachable once collected. */
   async function outlivesItsAnswer(connection: Connection, complete: boolean): Promise<boolean> {
     const request = new WeakRef({ socket: connection.socket, complete });
-    connection.arrived(request.deref() as unknown as IncomingMessage, 0);
+    connection.arrived(request.deref() as unknown as IncomingMessage, {} as ServerResponse, 0);
     connection.answered(request.deref() as unknown as IncomingMessage);
     // A WeakRef keeps its target until the current job ends.
     await new Promise((resolve) => setImmediate(resolve));

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { AnswerObserver } from '../common/answer-record';
 import type { CapPlace, ConnectionCap } from './connection-limits';
@@ -31,6 +31,7 @@ export const connectionOf = (socket: Socket): Connection | undefined => connecti
  */
 export class Connection {
   private readonly requests: IncomingMessage[] = [];
+  private readonly responses: ServerResponse[] = [];
   private readonly arrivals: number[] = [];
   /** An answer on it closes the connection: requests after it are neither handled nor counted. */
   closing = false;
@@ -59,9 +60,15 @@ export class Connection {
   }
 
   /** A request starts on this connection: one more waiting for its answer. */
-  arrived(request: IncomingMessage, now: number): void {
+  arrived(request: IncomingMessage, response: ServerResponse, now: number): void {
     this.requests.push(request);
+    this.responses.push(response);
     this.arrivals.push(now);
+  }
+
+  /** Calls `each` with every request waiting here and its response, oldest first. */
+  eachWaiting(each: (request: IncomingMessage, response: ServerResponse) => void): void {
+    for (let i = 0; i < this.requests.length; i += 1) each(this.requests[i], this.responses[i]);
   }
 
   /** Whether `request` is the latest waiting here: no request was pipelined behind it. */
@@ -110,6 +117,7 @@ export class Connection {
     const index = this.requests.indexOf(request);
     if (index !== -1) {
       this.requests.splice(index, 1);
+      this.responses.splice(index, 1);
       this.arrivals.splice(index, 1);
     }
   }

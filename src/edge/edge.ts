@@ -165,7 +165,7 @@ function admitRequests(server: Server, edge: Edge, context: EdgeContext, depth: 
       stopReading(connection);
       return;
     }
-    connection.arrived(request, performance.now());
+    connection.arrived(request, response, performance.now());
     identifyRequest(request, response);
     response.on('close', answered);
     const arriving = closeIfBodyStillArriving(request, response, context.bodyLimit);

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { acceptQueued } from './accept-queue';
+import { closeAnswersFromNow } from './answers';
 import { connectionHolds } from './connection';
 import { errorText } from '../common/error-text';
 import { closeListener } from '../common/node-internals';
@@ -158,7 +159,7 @@ class Shutdown {
     );
     // During the drain delay answers close their connections, so clients behind a load balancer
     // reconnect to other instances.
-    edge.closeAnswers = bounds.drainDelayMs > 0;
+    if (bounds.drainDelayMs > 0) closeAnswersFromNow(edge);
     await sleep(bounds.drainDelayMs);
     // Then keep-alive again until the listener is closed: a client that reconnected after every
     // answer would always have a connection in the kernel's queue, and closing the listener
@@ -170,7 +171,7 @@ class Shutdown {
     const deadline = setTimeout(() => this.closeLeftovers(signal), bounds.timeoutMs).unref();
     await acceptQueued(edge.server, Date.now() + bounds.timeoutMs / 2);
     const closed = stopListening(edge);
-    edge.closeAnswers = true;
+    closeAnswersFromNow(edge);
     this.logger.log('No new connections: finishing the requests in flight');
     await closed;
     clearTimeout(deadline);
