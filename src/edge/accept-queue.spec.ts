@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { acceptQueued, queuedInKernel } from './accept-queue';
@@ -45,6 +47,22 @@ describe('the accept queue', () => {
     expect(queuedInKernel(server)).toBe(0);
     server.close();
     expect(queuedInKernel(server)).toBeUndefined();
+  });
+
+  it('queuedInKernel reads the table only as far as the listener: the count is of that moment', async () => {
+    // 400 connections, 800 lines after the listeners': more than one read of the table.
+    for (let i = 0; i < 400; i++) connectClient();
+    while (accepted.length < 400) await new Promise(setImmediate);
+    const table = readFileSync('/proc/net/tcp', 'latin1');
+    const reads = jest.spyOn(fs, 'readSync');
+    try {
+      expect(queuedInKernel(server)).toBe(0);
+      const bytes = reads.mock.results.reduce((sum, { value }) => sum + (value as number), 0);
+      expect(bytes).toBeGreaterThan(0);
+      expect(bytes).toBeLessThan(table.length / 2);
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it('acceptQueued does not resolve on connections that arrived while its last turn ran', async () => {
