@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { VALID } from '../src/testing/bodies';
+import { INVALID, VALID } from '../src/testing/bodies';
 import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
 import { curlRequests } from '../src/testing/edge-clients';
 import { nextClient } from '../src/testing/clients';
@@ -114,6 +114,78 @@ describe('codings and versions the service does not speak (built server)', () =>
   });
 });
 
+/** A raw request on a new connection from `from`, and the answers to it. */
+async function rawAnswers(port: number, request: string, from = nextClient()) {
+  const { received } = await exchange(Buffer.from(request), { port, localAddress: from });
+  return parseResponses(received, request.startsWith('HEAD '));
+}
+
+const DEPRECIATE_HEAD = (extra: string) =>
+  `POST /api/depreciate HTTP/1.1\r\n${extra}Content-Type: application/json\r\n` +
+  `Content-Length: ${JSON.stringify(VALID).length}\r\nConnection: close\r\n\r\n${JSON.stringify(VALID)}`;
+
+describe('the request target and its Host lines (built server)', () => {
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    server = await startServer({ RATE_LIMIT_PER_DAY: String(LIMIT) });
+  }, PROCESS_TEST_TIMEOUT_MS);
+  afterAll(() => server?.stop(), PROCESS_TEST_TIMEOUT_MS);
+
+  it.each([
+    [
+      'GET /health, two hosts',
+      'GET /health HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\nConnection: close\r\n\r\n',
+    ],
+    [
+      'GET /health, the same host twice',
+      'GET /health HTTP/1.1\r\nHost: a.example\r\nhost: a.example\r\nConnection: close\r\n\r\n',
+    ],
+    [
+      'GET /health over HTTP/1.0',
+      'GET /health HTTP/1.0\r\nHost: a.example\r\nHost: b.example\r\n\r\n',
+    ],
+    ['POST /api/depreciate', DEPRECIATE_HEAD('Host: a.example\r\nHost: b.example\r\n')],
+  ])('answers two Host lines (%s) with the 400 body, uncounted', async (_, request) => {
+    const from = nextClient();
+    const answers = await rawAnswers(server.port, request, from);
+    expect(answers.map(({ status }) => status)).toEqual([400]);
+    expect(JSON.parse(answers[0].body.toString())).toEqual(INVALID);
+    expect(answers[0].headers['x-ratelimit-remaining']).toBeUndefined();
+    expect(remaining(await depreciate(server.port, { from }))).toBe(LIMIT - 1);
+  });
+
+  it('serves one Host line as before', async () => {
+    const answers = await rawAnswers(server.port, DEPRECIATE_HEAD('Host: a.example\r\n'));
+    expect(answers.map(({ status }) => status)).toEqual([200]);
+  });
+
+  it.each([
+    ['http://evil.example/zz', 'Cannot GET /zz'],
+    ['HTTP://EVIL.EXAMPLE:8080/zz?token=1', 'Cannot GET /zz?token=1'],
+    ['https://user:pw@evil.example/a/b', 'Cannot GET /a/b'],
+  ])(
+    'answers the absolute-form target %s with the 404 of its path alone',
+    async (target, message) => {
+      const request = `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
+      const [answer] = await rawAnswers(server.port, request);
+      expect(answer.status).toBe(404);
+      expect(JSON.parse(answer.body.toString())).toEqual({ statusCode: 404, message });
+    },
+  );
+
+  it('routes an absolute-form target by its path: the operation, counted', async () => {
+    const from = nextClient();
+    const request = DEPRECIATE_HEAD('Host: x\r\n').replace(
+      'POST /api/depreciate ',
+      'POST http://evil.example/api/depreciate ',
+    );
+    const [answer] = await rawAnswers(server.port, request, from);
+    expect(answer.status).toBe(200);
+    expect(answer.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 1));
+  });
+});
+
 describe("the request log of the parser's refusals (built server)", () => {
   let server: ServerProcess;
 
@@ -157,5 +229,14 @@ describe("the request log of the parser's refusals (built server)", () => {
     const [line] = await lineOf(431);
     expect(line.req).toMatchObject({ method: '-', path: '-' });
     expect(server.stdout).not.toContain('sid=secret');
+  });
+
+  it('logs the path of an absolute-form target, never its scheme or authority', async () => {
+    const request = 'GET http://evil.example/zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
+    const [answer] = await rawAnswers(server.port, request);
+    expect(answer.status).toBe(404);
+    const [line] = await lineOf(404);
+    expect(line.req).toMatchObject({ method: 'GET', path: '/zz' });
+    expect(server.stdout).not.toContain('evil.example');
   });
 });

@@ -166,6 +166,7 @@ function admitRequests(server: Server, edge: Edge, context: EdgeContext, depth: 
       return;
     }
     connection.arrived(request, response, performance.now());
+    toOriginForm(request);
     identifyRequest(request, response);
     response.on('close', answered);
     const arriving = closeIfBodyStillArriving(request, response, context.bodyLimit);
@@ -220,11 +221,42 @@ function refused(
     // Node's parser takes HTTP/0.9 (a request line without a version) and HTTP/2.0 as requests;
     // the edge speaks 1.0 and 1.1 only (RFC 9110 §15.6.6), and closes after saying so.
     answerError(response, 505, undefined, {}, true);
-  } else if (request.headers.host === undefined && request.httpVersion === '1.1') {
-    // An HTTP/1.1 request without Host is malformed (RFC 9112 §3.2): a 400 with our body.
+  } else if (
+    hostLines(request) > 1 ||
+    (request.headers.host === undefined && request.httpVersion === '1.1')
+  ) {
+    // More than one Host line, or none in HTTP/1.1, is malformed (RFC 9112 §3.2): a 400 with our
+    // body. Node keeps the first of several Host lines in `headers`, so they are counted raw.
     answerError(response, 400);
   } else return false;
   return true;
+}
+
+/** How many Host lines the request had. */
+function hostLines(request: IncomingMessage): number {
+  const raw = request.rawHeaders;
+  let lines = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i].length === 4 && raw[i].toLowerCase() === 'host') lines += 1;
+  }
+  return lines;
+}
+
+/** An absolute-form target's scheme and authority (RFC 9112 §3.2.2): `http://host:port`. */
+const SCHEME_AND_AUTHORITY = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i;
+
+/**
+ * Handles an absolute-form target (`GET http://host/zz`) as its origin form (`/zz`), as a server
+ * must accept it (RFC 9112 §3.2.2): routing, a 404's message, the log and the metrics see the path
+ * and query alone, so nothing the client puts in the authority is echoed anywhere.
+ */
+function toOriginForm(request: IncomingMessage): void {
+  const url = request.url ?? '/';
+  if (url.charCodeAt(0) === 0x2f) return;
+  const authority = SCHEME_AND_AUTHORITY.exec(url);
+  if (authority === null) return;
+  const rest = url.slice(authority[0].length);
+  request.url = rest.charCodeAt(0) === 0x2f ? rest : `/${rest}`;
 }
 
 const isHttp1 = (request: IncomingMessage): boolean =>
