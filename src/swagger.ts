@@ -116,10 +116,15 @@ export function buildOpenApiDocument(app: INestApplication, limit: number): Open
 /**
  * Serves Swagger UI at /docs and the OpenAPI document at /docs-json. Under /docs only the page, its
  * init script and the UI files it loads are served (swaggerUiFiles, mounted first); every other
- * path there is the JSON 404.
+ * path there is the JSON 404. The document is served as JSON only: /docs-yaml, which Nest would
+ * add, is a 404 like any path the contract does not list (one document, one form to keep cached
+ * and tested; every OpenAPI tool reads JSON, and openapi.json is the same document).
  */
 export function setupSwagger(app: INestApplication, limit: number): void {
   const document = buildOpenApiDocument(app, limit);
   app.use(`/${DOCS_PATH}`, swaggerUiFiles());
-  SwaggerModule.setup(DOCS_PATH, app, document, { jsonDocumentUrl: `${DOCS_PATH}-json` });
+  SwaggerModule.setup(DOCS_PATH, app, document, {
+    jsonDocumentUrl: `${DOCS_PATH}-json`,
+    raw: ['json'],
+  });
 }

@@ -184,6 +184,13 @@ describe('the request target and its Host lines (built server)', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 1));
   });
+
+  it('answers /docs-yaml with the 404 of any path the contract does not list', async () => {
+    const answer = await send({ port: server.port, path: '/docs-yaml' });
+    expect(answer.status).toBe(404);
+    expect(answer.json).toEqual({ statusCode: 404, message: 'Cannot GET /docs-yaml' });
+    expect((await send({ port: server.port, path: '/docs-json' })).status).toBe(200);
+  });
 });
 
 describe("the request log of the parser's refusals (built server)", () => {
