@@ -118,6 +118,18 @@ export interface DepreciateAborted {
 }
 
 /**
+ * Nothing was sent: an argument cannot be used (plain JavaScript callers can pass anything).
+ * `error` is a TypeError naming it: `options` that is not an object, a `baseUrl` that is not a
+ * string, a `fetch` that is not a function, a `signal` that is not an AbortSignal, `headers` that
+ * are not headers, a request that JSON cannot write (a BigInt, a cycle).
+ */
+export interface DepreciateInvalidArgument {
+  kind: 'invalid-argument';
+  status: 0;
+  error: unknown;
+}
+
+/**
  * What `depreciate` resolves to: switch on `kind`, then on `status` for the error statuses.
  * `status` is the HTTP status for every answer and 0 when there was none.
  */
@@ -126,7 +138,8 @@ export type DepreciateResult =
   | DepreciateError
   | DepreciateUnexpected
   | DepreciateNetworkFailure
-  | DepreciateAborted;
+  | DepreciateAborted
+  | DepreciateInvalidArgument;
 
 /** The part of `fetch` the client uses: the global one, or any implementation of it. */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -152,34 +165,67 @@ export interface DepreciateOptions {
 
 /**
  * `POST /api/depreciate` with `request` as its JSON body. Never rejects: every outcome, a refusal,
- * a network failure or an abort included, is a value of `DepreciateResult`. `projectionYears` (1 to
+ * a network failure, an abort and an argument it cannot use included (a plain JavaScript caller's
+ * `null` options: `invalid-argument`), is a value of `DepreciateResult`. `projectionYears` (1 to
  * 10) asks for `body.data.projection`, the values of the years after the current one.
  */
 export async function depreciate(
   request: DepreciationRequest,
   options: DepreciateOptions = {},
 ): Promise<DepreciateResult> {
-  const { baseUrl = '', signal } = options;
-  const send: FetchLike = options.fetch ?? ((url, init) => fetch(url, init));
+  let call: Call;
+  try {
+    call = callOf(request, options);
+  } catch (error) {
+    return { kind: 'invalid-argument', status: 0, error };
+  }
+  const { url, init, send } = call;
   let response: Response;
   let text: string;
   try {
-    const headers = new Headers({ 'Content-Type': 'application/json', Accept: 'application/json' });
-    new Headers(options.headers).forEach((value, name) => headers.set(name, value));
-    response = await send(`${baseUrl.replace(/\/+$/, '')}${DEPRECIATE_PATH}`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(request),
-      signal,
-    });
+    response = await send(url, init);
     text = await response.text();
   } catch (error) {
+    const { signal } = init;
     return signal?.aborted
       ? { kind: 'aborted', status: 0, error: signal.reason ?? error }
       : { kind: 'network', status: 0, error };
   }
   return classify(response.status, response.headers, text);
 }
+
+/** What `depreciate` sends, and with which fetch. */
+interface Call {
+  url: string;
+  init: RequestInit;
+  send: FetchLike;
+}
+
+/** The call `request` and `options` make; throws a TypeError naming an argument it cannot use. */
+function callOf(request: unknown, options: unknown): Call {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(`options must be an object, not ${typeName(options)}`);
+  }
+  const { baseUrl = '', fetch: given, signal, headers: extra } = options as DepreciateOptions;
+  if (typeof baseUrl !== 'string') {
+    throw new TypeError(`options.baseUrl must be a string, not ${typeName(baseUrl)}`);
+  }
+  if (given !== undefined && typeof given !== 'function') {
+    throw new TypeError(`options.fetch must be a function, not ${typeName(given)}`);
+  }
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new TypeError(`options.signal must be an AbortSignal, not ${typeName(signal)}`);
+  }
+  const headers = new Headers({ 'Content-Type': 'application/json', Accept: 'application/json' });
+  new Headers(extra).forEach((value, name) => headers.set(name, value));
+  return {
+    url: `${baseUrl.replace(/\/+$/, '')}${DEPRECIATE_PATH}`,
+    init: { method: 'POST', headers, body: JSON.stringify(request), signal },
+    send: given ?? ((url, init) => fetch(url, init)),
+  };
+}
+
+const typeName = (value: unknown): string => (value === null ? 'null' : typeof value);
 
 /** The result for an answer: its status, headers and body text. */
 function classify(status: number, headers: Headers, text: string): DepreciateResult {

@@ -231,6 +231,82 @@ describe('depreciate', () => {
     ]);
     expect(results.map((result) => result.kind)).toEqual(['network', 'network']);
   });
+
+  // What plain JavaScript callers pass: each is an argument it cannot use, named in a TypeError.
+  it.each<[string, unknown, unknown, RegExp]>([
+    ['null options', REQUEST, null, /^options must be an object, not null$/],
+    ['a number as options', REQUEST, 42, /^options must be an object, not number$/],
+    ['a string as options', REQUEST, 'http://api.test', /^options must be an object, not string$/],
+    ['a null baseUrl', REQUEST, { baseUrl: null }, /^options\.baseUrl must be a string, not null$/],
+    ['a number as baseUrl', REQUEST, { baseUrl: 3000 }, /^options\.baseUrl must be a string/],
+    [
+      'a fetch that is not a function',
+      REQUEST,
+      { baseUrl: 'http://api.test', fetch: 'fetch' },
+      /^options\.fetch must be a function, not string$/,
+    ],
+    [
+      'a signal that is not an AbortSignal',
+      REQUEST,
+      { baseUrl: 'http://api.test', signal: {} },
+      /^options\.signal must be an AbortSignal/,
+    ],
+    ['headers that are not headers', REQUEST, { baseUrl: 'http://api.test', headers: 7 }, /./],
+    [
+      'a header name that is not one',
+      REQUEST,
+      { baseUrl: 'http://api.test', headers: { 'a b': 'c' } },
+      /./,
+    ],
+    [
+      'a request JSON cannot write',
+      { purchaseYear: 2020n },
+      { baseUrl: 'http://api.test' },
+      /BigInt/,
+    ],
+  ])(
+    'resolves %s to kind invalid-argument, sending nothing',
+    async (_case, request, options, message) => {
+      const { fetch, calls } = answering(200, SUCCESS);
+      const withFetch =
+        options !== null && typeof options === 'object' && !('fetch' in options)
+          ? { ...options, fetch }
+          : options;
+      const result = await depreciate(request as DepreciationRequest, withFetch as never);
+      expect([result.kind, result.status]).toEqual(['invalid-argument', 0]);
+      // A TypeError, of this realm or of fetch's (Headers raises its own).
+      const { error } = result as { error: Error };
+      expect(error.name).toBe('TypeError');
+      expect(error.message).toMatch(message);
+      expect(calls).toEqual([]);
+    },
+  );
+
+  it('resolves options with a getter that throws to kind invalid-argument', async () => {
+    const failure = new TypeError('no');
+    const options = Object.defineProperty({}, 'baseUrl', {
+      get() {
+        throw failure;
+      },
+    });
+    await expect(depreciate(REQUEST, options)).resolves.toEqual({
+      kind: 'invalid-argument',
+      status: 0,
+      error: failure,
+    });
+  });
+
+  it('takes undefined options and undefined fields as their defaults', async () => {
+    const { fetch, calls } = answering(200, SUCCESS);
+    const result = await depreciate(REQUEST, {
+      baseUrl: 'http://api.test',
+      fetch,
+      signal: undefined,
+      headers: undefined,
+    });
+    expect(result.kind).toBe('ok');
+    expect(calls.map((c) => c.url)).toEqual(['http://api.test/api/depreciate']);
+  });
 });
 
 describe('parseRateLimit', () => {
