@@ -8,7 +8,6 @@ import type { IdentifiedRequest } from './request-id';
 
 type RoutedRequest = IdentifiedRequest & { originalUrl?: string };
 
-/** Whether `url`'s path (its query aside) is not valid percent-encoding (`/assets/%`). */
 function isUndecodablePath(url: string): boolean {
   const path = url.split('?', 1)[0];
   if (!path.includes('%')) return false;
@@ -21,11 +20,8 @@ function isUndecodablePath(url: string): boolean {
 }
 
 /**
- * The error body of `exception` for `request`. A 400 for a path whose percent-encoding is
- * malformed is a 404, as for every unknown path (docs/contract.md, "Errors"): such a path names
- * nothing. Express's router raises a URIError when it cannot decode a path parameter
- * (`/assets/:name` for `/assets/%`), and Nest turns it into a 400 before this filter sees it, which
- * would answer a path with the message of invalid input.
+ * A path whose percent-encoding is malformed names nothing: a 404, not the 400 Nest makes of the
+ * URIError Express's router raises for a path parameter (`/assets/%`).
  */
 function errorBodyFor(exception: unknown, request: RoutedRequest) {
   const body = toErrorBody(exception);
@@ -34,13 +30,7 @@ function errorBodyFor(exception: unknown, request: RoutedRequest) {
   return { expected: true, statusCode: 404, message: `Cannot ${request.method} ${url}` };
 }
 
-/**
- * Answers every failure with `{ statusCode, message }` and nothing else: HttpExceptions, the
- * body parser's errors, unknown routes (a path parameter that cannot be decoded too) and
- * unexpected errors (logged with their stack and the request id, never sent).
- * Headers set before the failure (rate-limit headers, Retry-After) are kept. Written by the edge's
- * one writer of error bodies (answerError).
- */
+/** Unexpected errors are logged with their stack and the request id, never sent. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('ExceptionsHandler');
@@ -65,8 +55,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       httpAdapter.end(response);
       return;
     }
-    // The edge's writer: the same bytes as the edge's own refusals, and a connection whose body is
-    // still arriving closes after the answer with a lingering close.
+    // The same bytes as the edge's own refusals.
     answerError(response as ServerResponse, statusCode, message);
   }
 }

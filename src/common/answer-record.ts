@@ -10,24 +10,20 @@ export interface AnswerRecord {
   route?: unknown;
   /** The status sent; null when the client left before a status line was sent. */
   status: number | null;
-  /** Whether the whole answer was handed to the socket (else the client left first). */
   completed: boolean;
   remoteAddress?: string;
   requestId?: string;
-  /** From the request's arrival to the end of its answer. */
   elapsedMs: number;
 }
 
-/** Told once per answer: the request log, the metrics. */
 export type AnswerObserver = (answer: AnswerRecord) => void;
 
-/** `url` without its query string. */
 export function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
 }
 
-/** What a record is read from: the request, as Express left it, or as the socket writer read it. */
+/** The request as Express left it, or as the socket writer read it. */
 interface RecordedRequest {
   method?: string;
   url?: string;
@@ -39,7 +35,6 @@ interface RecordedRequest {
   id?: string;
 }
 
-/** The record of one answer to `request`, for every observer. */
 export function answerRecord(
   request: RecordedRequest,
   status: number | null,

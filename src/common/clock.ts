@@ -1,7 +1,4 @@
-/**
- * The time source. Everything that depends on the UTC day (the daily limit, the current year)
- * asks this provider, so a test overrides it (`overrideProvider(Clock)`) to cross midnight.
- */
+/** Everything that depends on the UTC day asks this provider, so a test can cross midnight. */
 export abstract class Clock {
   abstract now(): Date;
 }

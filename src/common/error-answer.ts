@@ -3,53 +3,44 @@ import type { Socket } from 'node:net';
 import { errorAnswerBody, JSON_CONTENT_TYPE } from './error-body';
 import { declaresOver, hasBody } from './request-body';
 
-/** What every error answer is written with, set once by the assembly (configureErrorAnswers). */
 interface ErrorAnswerSettings {
-  /** Headers every error answer carries: CORS (so a page can read it), the JSON security set. */
+  /** CORS (so a page can read the answer) and the JSON security set. */
   headers: ReadonlyArray<readonly [string, string]>;
-  /** The body limit: a refusal keeps the connection only when what is left of the body is within it. */
+  /** A refusal keeps the connection only when what is left of the body is within it. */
   bodyLimit: number;
 }
 
 let settings: ErrorAnswerSettings = { headers: [], bodyLimit: 0 };
-/** Told of every connection an answer will close (the edge: nothing after it is handled). */
+/** The edge's hook: nothing pipelined after an answer that closes is handled. */
 let closingHook: (socket: Socket) => void = () => undefined;
 
-/** Sets the headers and the body limit of every error answer (app.setup.ts). */
 export function configureErrorAnswers(configured: ErrorAnswerSettings): void {
   settings = configured;
 }
 
-/** Sets what is told of a connection an error answer will close (installEdge). */
 export function onClosingAnswer(hook: (socket: Socket) => void): void {
   closingHook = hook;
 }
 
-/** The body an answer to `method` sends: none to a HEAD request (RFC 9110 §9.3.2). */
+/** No body in an answer to HEAD (RFC 9110 §9.3.2). */
 export const bodyFor = <T>(method: string | undefined, body: T): T | undefined =>
   method === 'HEAD' ? undefined : body;
 
 /**
- * Whether an answer to `request` must close its connection: the client may still be sending a
- * body the server will not read, unless what is left of it is declared and small enough to read
- * and drop, keeping the connection (Node then reads it through `req._dump()`).
+ * The client may still be sending a body the server will not read, unless the rest is declared and
+ * small enough for Node to read and drop (`req._dump()`), keeping the connection.
  */
 export function answerCloses(request: IncomingMessage, bodyLimit: number): boolean {
   if (request.complete || !hasBody(request)) return false;
   return declaresOver(request, bodyLimit) || request.headers['transfer-encoding'] !== undefined;
 }
 
-/** Where error headers go: a response, or the header lines of an answer written on a socket. */
+/** A response, or the header lines of an answer written on a socket. */
 export interface HeaderTarget {
   hasHeader(name: string): boolean;
   setHeader(name: string, value: number | string | readonly string[]): unknown;
 }
 
-/**
- * The headers of every error answer: the configured ones (CORS, the JSON security set) unless
- * already set, `headers` (overriding), `Connection: close` when it closes, the type and the
- * body's length.
- */
 export function setErrorHeaders(
   target: HeaderTarget,
   headers: OutgoingHttpHeaders,
@@ -68,14 +59,9 @@ export function setErrorHeaders(
 }
 
 /**
- * The one writer of the error body `{statusCode, message}` (docs/contract.md, "Errors"): the
- * exception filter's answers and the edge's own (early 429, 413, 503 over the connection cap, 400
- * without Host) all go through it. Headers already set (rate-limit headers, Retry-After, the
- * request id) stay; `headers` adds more. An answer sent while the client may still be sending a
- * body (or with `close`) says `Connection: close` and ends with a lingering close, so the client
- * reads it rather than a reset; what the client pipelined after it is not handled (the closing
- * hook tells the edge). Logged and counted by the response's observers (installEdge). A response
- * already answered is left as it is: one request, one answer.
+ * The one writer of the error body (docs/contract.md, "Errors"). An answer sent while the body may
+ * still arrive closes with a lingering close, so the client reads it rather than a reset. A
+ * response already answered is left as it is: one request, one answer.
  */
 export function answerError(
   response: ServerResponse,

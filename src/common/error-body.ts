@@ -8,7 +8,6 @@ import {
   UNSUPPORTED_MEDIA_TYPE_MESSAGE,
 } from './error-messages';
 
-/** The Content-Type of every JSON answer. */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** The one error body of the API (docs/contract.md, "Errors"). */
@@ -17,11 +16,7 @@ interface ErrorBody {
   message: string;
 }
 
-/**
- * Statuses whose messages the contract fixes: a thrower's message that is not one of them gives
- * way to the first. Code throws these exceptions without a message (`new BadRequestException()`),
- * and the body gets the fixed one; a 415 names the header at fault.
- */
+/** The contract fixes these: a thrower's message not among them gives way to the first. */
 const FIXED_MESSAGES: Partial<Record<number, readonly string[]>> = {
   [HttpStatus.BAD_REQUEST]: [INVALID_INPUT_MESSAGE],
   [HttpStatus.PAYLOAD_TOO_LARGE]: [PAYLOAD_TOO_LARGE_MESSAGE],
@@ -32,17 +27,11 @@ const FIXED_MESSAGES: Partial<Record<number, readonly string[]>> = {
   [HttpStatus.INTERNAL_SERVER_ERROR]: [INTERNAL_ERROR_MESSAGE],
 };
 
-/**
- * The longest message sent (docs/contract.md): a 404's names the path it did not find, and a
- * request line may be as long as the headers (16 KiB).
- */
+/** docs/contract.md: a 404's message names its path, which may be as long as the headers. */
 const MAX_MESSAGE_LENGTH = 200;
 const ELLIPSIS = '…';
 
-/**
- * A client error raised below Nest, by Express or a middleware (http-errors: `status` 4xx).
- * Anything else is unexpected.
- */
+/** A client error raised below Nest, by Express or a middleware (http-errors: `status` 4xx). */
 function clientErrorStatus(exception: unknown): number | undefined {
   if (!(exception instanceof Error)) return undefined;
   const { status } = exception as Error & { status?: unknown };
@@ -55,7 +44,7 @@ function messageFor(status: number, own: string | undefined): string {
   return shortened(own ?? STATUS_CODES[status] ?? INTERNAL_ERROR_MESSAGE);
 }
 
-/** `message`, cut to MAX_MESSAGE_LENGTH with an ellipsis, never between a surrogate pair's halves. */
+/** Never cut between a surrogate pair's halves. */
 function shortened(message: string): string {
   if (message.length <= MAX_MESSAGE_LENGTH) return message;
   let end = MAX_MESSAGE_LENGTH - ELLIPSIS.length;
@@ -64,10 +53,7 @@ function shortened(message: string): string {
   return `${message.slice(0, end)}${ELLIPSIS}`;
 }
 
-/**
- * Maps anything thrown while handling a request to the error body. `expected` is false for the
- * failures whose detail belongs in the log (500s), never in the answer.
- */
+/** `expected` is false for failures whose detail belongs in the log (500s), never in the answer. */
 export function toErrorBody(exception: unknown): ErrorBody & { expected: boolean } {
   if (exception instanceof HttpException) {
     const statusCode = exception.getStatus();
@@ -94,25 +80,21 @@ export function toErrorBody(exception: unknown): ErrorBody & { expected: boolean
 }
 
 /**
- * An error body as sent: its JSON text and that text's length in bytes (Content-Length). A string,
- * not a Buffer: Node writes an answer's head and a string body in one write, and a Buffer body in
- * a second chunk (a writev), which costs the 429 path more than the body itself.
+ * A string, not a Buffer: Node writes a head and a string body in one write, a Buffer body in a
+ * second chunk (a writev), which costs the 429 path more than the body itself.
  */
 interface ErrorAnswerBody {
   text: string;
   byteLength: number;
 }
 
-/** Bodies already made, by status and message: refusals repeat (a client over its limit, 429s). */
+/** By status and message: refusals repeat (a client over its limit, 429s). */
 const BODIES = new Map<number, Map<string, ErrorAnswerBody>>();
-/** Past this many bodies, new ones are made, not kept; a 404's, which names its path, never is. */
+/** A 404's body, which names its path, is never kept. */
 const MAX_KEPT_BODIES = 64;
 let keptBodies = 0;
 
-/**
- * The error body for `status`, as every writer sends it and the OpenAPI document shows it: the
- * contract's message unless one is given (and the contract allows it).
- */
+/** As every writer sends it and the OpenAPI document shows it. */
 export function errorBody(status: number, message?: string): ErrorBody {
   const { statusCode, message: sent } = toErrorBody(
     new HttpException(message ?? STATUS_CODES[status] ?? '', status),
@@ -120,7 +102,6 @@ export function errorBody(status: number, message?: string): ErrorBody {
   return { statusCode, message: sent };
 }
 
-/** errorBody's JSON text, made once for each status and message. */
 export function errorAnswerBody(status: number, message?: string): ErrorAnswerBody {
   const kept = BODIES.get(status)?.get(message ?? '');
   if (kept !== undefined) return kept;

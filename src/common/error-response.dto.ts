@@ -11,10 +11,7 @@ class ErrorResponseDto {
   message!: string;
 }
 
-/**
- * A documented error answer: the schema, and an example made by errorBody, the function every
- * writer of error bodies uses, so the document cannot show a message the service never sends.
- */
+/** The example is made by errorBody, so the document cannot show a message never sent. */
 export const errorResponse = (status: number, message?: string) => ({
   status,
   type: ErrorResponseDto,

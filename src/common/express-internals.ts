@@ -1,15 +1,13 @@
 /**
- * The private or undocumented properties of Express the service relies on, and nothing else:
- * Express has no public API for its compiled `trust proxy` nor for a route that takes every
- * method. Checked on Express 5.3.0 and its router 2.x; express-internals.spec.ts checks each one
- * on a real Express application.
+ * Every undocumented Express property the service uses, each for lack of a public API. Checked on
+ * Express 5.3.0 and its router 2.x; express-internals.spec.ts checks each one.
  */
 export const EXPRESS_CHECKED_ON = '5.3.0';
 
-/** A peer's address and its hop (0: the direct peer) → whether that proxy is trusted. */
+/** Hop 0 is the direct peer. */
 type TrustTest = (address: string, hop: number) => boolean;
 
-/** Express's `trust proxy` compiled into a test of a peer's address (`'trust proxy fn'`), if set. */
+/** Undocumented `'trust proxy fn'`: no public API gives Express's compiled `trust proxy`. */
 function compiledTrust(
   express: { get(setting: string): unknown } | undefined,
 ): TrustTest | undefined {
@@ -17,7 +15,6 @@ function compiledTrust(
   return typeof test === 'function' ? (test as TrustTest) : undefined;
 }
 
-/** Express's `trust proxy` compiled into a test of a peer's address; an error if Express has none. */
 export function trustProxyTest(express: { get(setting: string): unknown }): TrustTest {
   const test = compiledTrust(express);
   if (test === undefined) {
@@ -26,11 +23,10 @@ export function trustProxyTest(express: { get(setting: string): unknown }): Trus
   return test;
 }
 
-/** The same test, of the Express application a request belongs to (`req.app`), if any. */
 export const trustProxyTestOf = (request: {
   app?: { get(setting: string): unknown };
 }): TrustTest | undefined => compiledTrust(request.app);
 
-/** Whether an Express route takes every method (`route.all()` sets `methods._all`). */
+/** Undocumented `methods._all`, set by `route.all()`: no public API tells such a route apart. */
 export const takesEveryMethod = (methods: Partial<Record<string, boolean>>): boolean =>
   methods._all === true;

@@ -1,11 +1,7 @@
 /**
- * SIGUSR1 opens Node's inspector on 127.0.0.1:9229, through which any local process can run code
- * in this one. The start scripts pass `--disable-sigusr1` (Node then leaves the signal blocked, and
- * it does nothing). Started without it, this listener is the defence: Node's inspector handler is
- * a plain sigaction, and a JS listener's (libuv's) replaces it, so the signal reaches only this
- * function (measured on Node 24.21: no inspector, the process serves on). main.ts imports this
- * module first, before Nest loads (about half a second), so only Node's own start-up is uncovered.
- * Nothing in this module may import anything, or that window grows.
+ * SIGUSR1 would open the inspector, through which any local process can run code in this one.
+ * Without `--disable-sigusr1`, this JS listener replaces Node's handler (Node 24.21). main.ts
+ * imports this first: it must import nothing, or the uncovered start-up window grows.
  */
 let report: (message: string) => void = () => undefined;
 

@@ -7,10 +7,7 @@ import {
 import type { Request } from 'express';
 import { isJsonRequest } from './json-body';
 
-/**
- * Refuses a body that is not JSON with 415. A route guard, so it runs after the daily limit
- * (the request is counted) and before validation.
- */
+/** A route guard, so a 415 comes after the daily limit (counted) and before validation. */
 @Injectable()
 export class JsonContentTypeGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {

@@ -14,10 +14,9 @@ const HOST_REASONS: Partial<Record<string, string>> = {
 /** Linux refuses a link-local IPv6 address without its interface (fe80::/10). */
 const LINK_LOCAL = /^fe[89ab][0-9a-f]:/i;
 
-/** A port or an address this service must listen on cannot be had: start-up stops with this one line. */
+/** Start-up stops with this one line: the operator must choose another port or address. */
 export class ListenError extends Error {}
 
-/** Where a server was told to listen, and the variables that said so. */
 export interface ListenSettings {
   host: string;
   port: number;
@@ -37,7 +36,6 @@ interface ListenFailure {
 const hostAndPort = (host: string, port: number | undefined): string =>
   `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-/** Why `host` cannot be listened on, or undefined when the failure is not the address's. */
 function hostReason({ syscall, code = '' }: ListenFailure, host: string): string | undefined {
   // The host name does not resolve (ENOTFOUND), or the resolver does not answer (EAI_AGAIN).
   if (syscall === 'getaddrinfo') return `the host name cannot be resolved (${code})`;
@@ -49,11 +47,8 @@ function hostReason({ syscall, code = '' }: ListenFailure, host: string): string
 }
 
 /**
- * `error` as a ListenError naming the setting to change, when it is a failure an operator fixes
- * there: a port taken or denied (e.g. `Cannot listen on 127.0.0.1:9464 (METRICS_PORT): address
- * already in use`), an address this machine does not have, refuses, or cannot resolve (e.g.
- * `Cannot listen on 10.9.9.9:3000 (HOST): address not available: …`). Any other error is returned
- * as it is, for its stack.
+ * A ListenError naming the setting to change, when the operator fixes the failure there; any other
+ * error is returned as it is, for its stack.
  */
 export function explainListenError(error: unknown, settings: ListenSettings): unknown {
   const failure = (error ?? {}) as ListenFailure;

@@ -1,6 +1,5 @@
 /**
- * Start-up stops on something the operator or the team that extends the service must change (a
- * setting, the code's use of a decorator): main.ts prints the message alone, one line, and exits 1.
- * Any other failure is unexpected and printed with its stack.
+ * Something the operator or the team must change (a setting, a decorator's use): main.ts prints the
+ * message alone and exits 1. Any other start-up failure is printed with its stack.
  */
 export class StartupRefusal extends Error {}

@@ -13,7 +13,6 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 const hasSkippedKey = (value: Record<string, unknown>): boolean =>
   SKIPPED_KEYS.some((key) => Object.prototype.hasOwnProperty.call(value, key));
 
-/** Whether objects and arrays nest more than `levels` deep in `value` (recursion: `levels` at most). */
 function nestsDeeperThan(value: unknown, levels: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
   if (levels === 0) return true;
@@ -24,13 +23,8 @@ function nestsDeeperThan(value: unknown, levels: number): boolean {
 }
 
 /**
- * The global ValidationPipe with the contract's rules: strict JSON types (no conversion), unknown
- * fields refused, and one body for every failure. A body must be a JSON object: class-validator
- * would let an array through, and would never see `__proto__`, `prototype` or `constructor` keys
- * (Nest strips them silently): an unknown field is refused, whatever its name. A body nested
- * deeper than MAX_BODY_DEPTH is refused before class-transformer's recursion could overflow the
- * stack (a 500). A DTO with a `@ValidationPrecheck` is accepted without class-validator when its
- * precheck passes.
+ * A body must be a plain object: class-validator would let an array through and never see the keys
+ * Nest strips. Too deep a body is refused before class-transformer's recursion overflows (a 500).
  */
 @Injectable()
 export class StrictValidationPipe extends ValidationPipe {

@@ -4,19 +4,13 @@ import { listenerFd } from '../common/node-internals';
 
 /** The listener stays open until this long passes without a new connection (acceptQueued). */
 const QUIET_MS = 20;
-/** Linux's tables of TCP sockets: a listener's line holds the length of its accept queue. */
 const SOCKET_TABLES = ['/proc/net/tcp', '/proc/net/tcp6'];
 /** How much of a table one read takes: the kernel writes the listeners' lines first. */
 const READ_BYTES = 16 * 1024;
 /** The state column of a listening socket (TCP_LISTEN). */
 const LISTENING = '0A';
 
-/**
- * How many connections wait in the kernel's accept queue of `server`'s listener: on Linux, the
- * `rx_queue` of the line of /proc/net/tcp or tcp6 whose inode is the listener's (for a listening
- * socket the kernel writes its queue's length there). Undefined where that cannot be read:
- * another system, no /proc, a server not listening.
- */
+/** The accept queue's length: the `rx_queue` of the listener's line in /proc/net/tcp (Linux). */
 export function queuedInKernel(server: Server): number | undefined {
   const fd = listenerFd(server);
   if (fd === undefined) return undefined;
@@ -33,10 +27,8 @@ export function queuedInKernel(server: Server): number | undefined {
 }
 
 /**
- * The queue of the listener `inode` in `table`, read only as far as its line: the kernel writes
- * a table as it is read, listening sockets first, so the count is the kernel's of a moment ago,
- * not of the whole table's time (reading all of /proc/net/tcp took 18 ms at 9,000 sockets and
- * 80 ms at 40,000, while a connection arriving meanwhile was reset by the close that followed).
+ * Read only as far as the listener's line: the kernel writes listeners first, and reading all of
+ * /proc/net/tcp took 80 ms at 40,000 sockets, while a connection arriving meanwhile was reset.
  */
 function queueInTable(table: string, inode: string): number | undefined {
   const fd = openSync(table, 'r');
@@ -61,18 +53,9 @@ function queueInTable(table: string, inode: string): number | undefined {
 }
 
 /**
- * Resolves once the kernel's accept queue is empty and QUIET_MS have passed without a new
- * connection (or at `deadline`), so that the caller closes the listener at once: closing a
- * listener resets every connection still in its queue, whose client has already sent its request.
- *
- * - The queue is judged by turns of the event loop, not by time: libuv takes one connection per
- *   turn (measured on Node 24.21, libuv 1.52: ten queued connections took ten turns), and a turn
- *   that also serves busy connections takes tens of milliseconds on a loaded machine (40-50 ms
- *   measured: 50 busy keep-alive clients on a shared core). So the look runs in setImmediate,
- *   right after a poll, and a turn whose poll took a connection is never the last.
- * - A poll that took nothing cannot see a connection that arrived while the rest of its turn ran
- *   (the requests it read being answered): on Linux the kernel's own count is read just before
- *   resolving (queuedInKernel), elsewhere the poll's word is taken.
+ * Resolves once the accept queue is empty (or at `deadline`): closing a listener resets every
+ * connection still queued. libuv takes one connection per loop turn (Node 24.21), so the look runs
+ * right after a poll (setImmediate), and the kernel's own count is read last (queuedInKernel).
  */
 export function acceptQueued(server: Server, deadline: number): Promise<void> {
   let lastAt = Date.now();

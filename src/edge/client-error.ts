@@ -14,11 +14,8 @@ const STATUS_BY_CODE: Partial<Record<string, number>> = {
 };
 
 /**
- * The server's `clientError` listener: a request Node's HTTP parser refuses (a broken request
- * line, an unknown method, bad chunked encoding, headers too large, a timeout) never reaches
- * Express, and Node would answer it with a bare status line and reset what follows. This answers
- * it with the API's error body and a lingering close (answerOnSocket). A connection already
- * closing with a lingering close keeps its own bounds: Node's request timeout does not cut it.
+ * What Node's parser refuses never reaches Express, and Node would answer it with a bare status
+ * line: this sends the error body. A lingering connection keeps its own bounds.
  */
 export function answerClientError(
   error: Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number },

@@ -19,7 +19,6 @@ export interface ConnectionLimits {
   keepAliveTimeoutMs: number;
 }
 
-/** The soft limit on this process's open file descriptors (Linux), or undefined. */
 function descriptorLimit(): number | undefined {
   try {
     const line = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
@@ -30,9 +29,8 @@ function descriptorLimit(): number | undefined {
 }
 
 /**
- * The connection ceiling: the configured one, else 90 % of the descriptor limit (the rest is left
- * for files, Redis and the logs), so the process never runs out of descriptors. Past it Node
- * closes a connection at accept: the only connection closed without an answer.
+ * The configured ceiling, else 90 % of the descriptor limit (the rest for files, Redis and logs).
+ * Past it Node closes a connection at accept: the only connection closed without an answer.
  */
 export function connectionCeiling(configured: number): number {
   if (configured > 0) return configured;
@@ -40,13 +38,11 @@ export function connectionCeiling(configured: number): number {
   return descriptors === undefined ? 10_000 : Math.max(16, Math.floor(descriptors * 0.9));
 }
 
-/** One client's open connections: served within the cap, and answered 503 past it. */
 interface ClientCount {
   served: number;
   refused: number;
 }
 
-/** Where a connection stands against its client's cap (kept on its Connection). */
 export interface CapPlace {
   client: string;
   count: ClientCount;
@@ -54,11 +50,9 @@ export interface CapPlace {
 }
 
 /**
- * Counts each client's open connections on one server. Within `maxConnectionsPerClient` a
- * connection is served; past it, up to `connectionRefusalsPerClient` more are answered 503 (their
- * request is not handled, so not counted against the daily limit); further ones are closed at
- * accept, so the cap still bounds the descriptors one client holds. Proxies `isTrustedProxy` names
- * are exempt: every request comes through them.
+ * Each client's open connections: refusals past the cap get a 503 (not counted against the daily
+ * limit), further ones are closed at accept, so the cap bounds one client's descriptors. Trusted
+ * proxies are exempt: every request comes through them.
  */
 export class ConnectionCap {
   private readonly open = new Map<string, ClientCount>();
@@ -68,10 +62,7 @@ export class ConnectionCap {
     private readonly isTrustedProxy: (address: string) => boolean,
   ) {}
 
-  /**
-   * Counts `socket` in: its place, undefined for a connection the cap does not count (a trusted
-   * proxy's), or 'closed' for one past even the refusals (destroyed here).
-   */
+  /** Undefined for a trusted proxy's connection; 'closed' past even the refusals (destroyed). */
   admit(socket: Socket): CapPlace | undefined | 'closed' {
     const address = socket.remoteAddress;
     if (address === undefined || this.isTrustedProxy(address)) return undefined;
@@ -89,7 +80,6 @@ export class ConnectionCap {
     return { client, count, served };
   }
 
-  /** A connection counted in has closed. */
   release(place: CapPlace): void {
     if (place.served) place.count.served -= 1;
     else place.count.refused -= 1;

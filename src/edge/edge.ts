@@ -29,39 +29,25 @@ export interface EdgeSettings {
 
 interface EdgeOptions extends EdgeSettings {
   bodyLimit: number;
-  /** Told of every answer: the request log, the metrics. */
   observers: AnswerObserver[];
   /** Proxies TRUST_PROXY trusts: exempt from the public server's per-client connection cap. */
   isTrustedProxy: (address: string) => boolean;
-  /** main.ts only: SIGTERM and SIGINT drain the public server, then close the application. */
+  /** main.ts only: the signals drain the public server, then close the application. */
   shutDownOnSignals?: ShutdownHooks;
 }
 
-/** The servers under the edge: the public one, and the management one (metrics). */
 interface EdgeServers {
   api: Server;
   metrics?: Server;
 }
 
-/** A connection over the cap is told when to try again. */
 const OVER_CAP_HEADERS = { 'Retry-After': '1' };
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
 /**
- * The one entry of the edge: puts each server behind it (everything between the socket and the
- * application: Express, or the metrics server's handler), and with `shutDownOnSignals` makes the
- * signals shut the public one down gracefully (shutdown.ts).
- * - Connections: Node's ceiling for all clients, the per-client cap with its 503 answers (no proxy
- *   is trusted on the metrics server), the header, request and keep-alive timeouts checked every
- *   second.
- * - Reads: parsed by Node itself, and no further request once an answer will close the
- *   connection (Connection.markClosing: the rest of that read is dropped unparsed).
- * - Every answer: its request id, its observers (log, metrics), the pipelining depth, and
- *   `Connection: close` after the shutdown signal or while its request's body is still arriving
- *   (closeIfBodyStillArriving), whatever its status.
- * - Refusals are answers: Node's own bare answers (parser errors, timeouts, `Expect`) get the error
- *   body (answerClientError); every `Connection: close` answer ends with a lingering close.
- * The servers' 'request' listeners (the application) run only for requests the edge admits.
+ * Puts each server behind the edge, everything between the socket and the application: limits,
+ * refusals answered with the error body, lingering closes. The servers' 'request' listeners run
+ * only for requests the edge admits. No proxy is trusted on the metrics server.
  */
 export function installEdge(servers: EdgeServers, options: EdgeOptions): Edge {
   // An error answer that closes its connection: what the client pipelined after it is not handled.
@@ -97,11 +83,7 @@ function putBehindEdge(
   return edge;
 }
 
-/**
- * Counts a new connection against its client's cap (ConnectionCap): one over the cap is answered
- * 503 when its request comes, or anyway after CONNECTION_REFUSAL_TIMEOUT_MS; one past the refusals
- * too is closed at once, and not admitted.
- */
+/** Over its client's cap: a 503 at its request, or after the refusal timeout if none comes. */
 function admitConnection(connection: Connection, limits: ConnectionLimits): boolean {
   const place = connection.context.cap.admit(connection.socket);
   if (place === 'closed') return false;
@@ -117,12 +99,11 @@ function admitConnection(connection: Connection, limits: ConnectionLimits): bool
   return true;
 }
 
-/** One listener for every socket under the edge: its Connection lets it go. */
+/** One listener shared by every socket, not a closure per connection. */
 function onSocketClose(this: Socket): void {
   connectionOf(this)?.closed();
 }
 
-/** An answer is done (its response closed, sent or not): its observers are told, once. */
 function answered(this: ServerResponse & { req: IdentifiedRequest }): void {
   const connection = connectionOf(this.req.socket);
   if (connection === undefined) return;
@@ -142,10 +123,9 @@ function applyLimits(server: Server, limits: ConnectionLimits): void {
   checkTimeoutsEvery(server, Math.min(1_000, limits.headersTimeoutMs));
 }
 
-/** Node's own bare answers become the edge's, or requests the edge judges itself. */
 function answerWhatNodeRefuses(server: Server): void {
   server.on('clientError', answerClientError);
-  // Node's own bare 400 for a request without Host is replaced by the edge's (refusalOf).
+  // Node's own bare 400 for a request without Host is replaced by the edge's (refused).
   acceptRequestsWithoutHost(server);
   // No `100 Continue` before the headers are judged: the body reader sends it when it reads.
   server.on('checkContinue', (request, response) => server.emit('request', request, response));
@@ -153,7 +133,6 @@ function answerWhatNodeRefuses(server: Server): void {
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));
 }
 
-/** Runs the server's own 'request' listeners for the requests the edge admits, and only those. */
 function admitRequests(server: Server, edge: Edge, context: EdgeContext, depth: number): void {
   const handlers = server.listeners('request') as Handler[];
   server.removeAllListeners('request');
@@ -183,14 +162,9 @@ function admitRequests(server: Server, edge: Edge, context: EdgeContext, depth: 
 }
 
 /**
- * Hands a request whose chunked body is still arriving to the application once the read that
- * brought its headers is parsed whole (a declared length says at once whether the answer closes),
- * and the requests that follow it on its connection meanwhile after it, in order. Node parses a
- * read natively and runs the promises a parser callback starts before it parses on: a route
- * answering at once (a health check, a preflight) would answer before the rest of a body already
- * read, and the answer would close an honest client's connection (closeIfBodyStillArriving). A
- * request whose client has gone is not handled; one behind an answer that closes the connection
- * by now is dropped, neither handled nor counted, as the edge drops one arriving after it.
+ * Handles a request whose chunked body is still arriving, and those behind it, once its read is
+ * parsed whole: else a route answering at once would answer before the rest of a body already read,
+ * and close an honest client's connection (closeIfBodyStillArriving).
  */
 function handleOnceRead(
   connection: Connection,
@@ -209,7 +183,6 @@ function handleOnceRead(
   for (const handle of handlers) handle(request, response);
 }
 
-/** Answers a request the edge refuses itself, and says whether it did. */
 function refused(
   request: IncomingMessage,
   response: ServerResponse,
@@ -232,7 +205,6 @@ function refused(
   return true;
 }
 
-/** How many Host lines the request had. */
 function hostLines(request: IncomingMessage): number {
   const raw = request.rawHeaders;
   let lines = 0;
@@ -242,13 +214,11 @@ function hostLines(request: IncomingMessage): number {
   return lines;
 }
 
-/** An absolute-form target's scheme and authority (RFC 9112 §3.2.2): `http://host:port`. */
 const SCHEME_AND_AUTHORITY = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i;
 
 /**
- * Handles an absolute-form target (`GET http://host/zz`) as its origin form (`/zz`), as a server
- * must accept it (RFC 9112 §3.2.2): routing, a 404's message, the log and the metrics see the path
- * and query alone, so nothing the client puts in the authority is echoed anywhere.
+ * An absolute-form target (`GET http://host/zz`), which a server must accept (RFC 9112 §3.2.2), is
+ * handled as its origin form: nothing the client puts in the authority is echoed anywhere.
  */
 function toOriginForm(request: IncomingMessage): void {
   const url = request.url ?? '/';
@@ -264,11 +234,8 @@ const isHttp1 = (request: IncomingMessage): boolean =>
   (request.httpVersionMinor === 0 || request.httpVersionMinor === 1);
 
 /**
- * A client past the pipelining depth: Node would hold a request and an answer for each request it
- * sends without reading. The connection stops being read and parsed at once (what is left of the
- * read is dropped unparsed, markClosing); the requests it already had admitted are answered (a
- * request counted is a request answered), the rest are dropped unhandled and uncounted, and once
- * the last admitted answer is sent the connection ends with a lingering close.
+ * Past the pipelining depth Node would hold a request and an answer for each one sent unread: the
+ * admitted ones are answered, the rest dropped uncounted, then the connection lingers and closes.
  */
 function stopReading(connection: Connection): void {
   connection.stopAdmitting();

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import { connectionOf } from './connection';
 import { detachParser, onDestroySoon } from '../common/node-internals';
 
-/** How long a lingering close reads what a client still sends (docs/operations.md, "Robustness"). */
+/** How long a lingering close reads (docs/operations.md, "Robustness"). */
 export interface LingeringBounds {
   /** LINGERING_TIME_MS: at most this long in all. */
   timeMs: number;
@@ -13,12 +13,8 @@ export interface LingeringBounds {
 }
 
 /**
- * A 'data' listener that drops what arrives until more than `bytes` have, then stops reading
- * `socket`: what the client still sends waits in the kernel's buffers, its writes stall once they
- * are full, and the connection closes when nothing has been read for the lingering timeout. So a
- * client that keeps sending after its answer (an endless body, a flood of pipelined requests)
- * makes the server read no more than `bytes` and a read or two, not whatever it can send in
- * LINGERING_TIME_MS.
+ * Stops reading past `bytes`: a client that keeps sending (an endless body, a flood) then stalls on
+ * full kernel buffers, rather than make the server read all it can send in LINGERING_TIME_MS.
  */
 function dropUpTo(socket: Socket, bytes: number): (chunk: Buffer) => void {
   let left = bytes;
@@ -31,21 +27,12 @@ function dropUpTo(socket: Socket, bytes: number): (chunk: Buffer) => void {
   return drop;
 }
 
-/** Whether `socket` is closing with a lingering close (its answer is sent; nothing more is parsed). */
 export const isLingering = (socket: Socket): boolean => connectionOf(socket)?.lingering === true;
 
 /**
- * Closes a connection after its answer without losing the answer, as nginx's lingering close does.
- * Closing a socket whose client is still sending makes the kernel answer with a reset, and the
- * reset can destroy the answer before the client reads it (EPIPE, ECONNRESET, curl's exit 55). So:
- * the answer already written, this half-closes (FIN after the answer), then reads and drops what
- * still arrives until the client closes its side, sends nothing for `timeoutMs`, or `timeMs` pass,
- * and reads no more once `bytes` have arrived (dropUpTo): the client has its answer by then, and
- * what it sends after it is not worth reading.
- *
- * Node has no API for it (common/node-internals.ts: `destroySoon`, the parser's listeners): the
- * parser is detached, and from here on bytes reach only `dropUpTo`, so nothing in them is parsed,
- * routed or counted.
+ * Closes after the answer as nginx's lingering close does: closing while the client still sends
+ * makes the kernel reset, which can destroy the unread answer (ECONNRESET, curl's exit 55). So it
+ * half-closes and drops, unparsed, what still arrives until the client closes or a bound passes.
  */
 export function lingeringClose(socket: Socket, bounds: LingeringBounds): void {
   const connection = connectionOf(socket);

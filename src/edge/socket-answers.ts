@@ -12,7 +12,6 @@ import { REQUEST_ID_HEADER, requestIdFrom } from '../common/request-id';
 interface SocketAnswer {
   /** The read in which Node's parser refused a request, for the request line the log names. */
   packet?: Buffer;
-  /** How much of `packet` the parser had taken when it refused. */
   parsed?: number;
   /** The headers were too large: the request line is not looked for (it may be 16 KiB back). */
   overflow?: boolean;
@@ -37,16 +36,12 @@ class HeadLines implements HeaderTarget {
   }
 }
 
-/** A request line's target and version (what a packet starting inside the headers has not). */
 const TARGET_AND_VERSION = /^[^ ]* HTTP\/\d\.\d$/;
 
 /**
- * The request line of the request Node's parser refused, for the log and the metrics (and a
- * HEAD's answer has no body): a method Node knows, else `-` (a metric label must not take whatever
- * a client sends), and the target cut short. The packet is the whole read, which may hold requests
- * before the refused one (pipelined), or start inside its headers: the line is the one after the
- * last blank line before where the parser stopped, and a target is taken only from a line that
- * ends as a request line does, else `-`, so that no header's text is logged.
+ * The refused request's line: the read may hold pipelined requests or start inside the headers, so
+ * only a real request line gives a target, and only a method Node knows is kept (a metric label
+ * must not take whatever a client sends); else `-`, so that no header's text is logged.
  */
 function requestLineOf(answer: SocketAnswer): { method: string; url: string } {
   const { packet } = answer;
@@ -64,13 +59,9 @@ function requestLineOf(answer: SocketAnswer): { method: string; url: string } {
 }
 
 /**
- * An error answer on a connection that has no response object to write it with: Node's parser
- * refused what arrived (400, 413, 431), the request timed out before its headers were whole
- * (408), or a connection over the cap sent nothing in time (503). The same body and headers as
- * `answerError`, a new request id, `Connection: close`, then a lingering close; logged and counted
- * here. A request whose body was still arriving takes the answer on its own response (so it is
- * logged once, with this status); whole requests still being answered (pipelined before what went
- * wrong) are answered first.
+ * An error answer where no response object exists (Node's parser refused, a header timeout, a
+ * silent connection over the cap): written on the socket as answerError would, logged and counted
+ * here. Requests pipelined before it are answered first.
  */
 export function answerOnSocket(socket: Socket, status: number, answer: SocketAnswer = {}): void {
   const connection = connectionOf(socket);
@@ -87,14 +78,12 @@ export function answerOnSocket(socket: Socket, status: number, answer: SocketAns
     socket.destroy();
     return;
   }
-  // The body of a request already answered (early, keeping the connection) stopped arriving: it
-  // had its answer; the connection just closes.
+  // A request answered early stopped sending its body: it had its answer; the connection closes.
   if (!inFlight && connection.answeredStillArriving()) {
     lingeringClose(socket, connection.context.lingering);
     return;
   }
-  // What went wrong came after whole requests still being answered (pipelined): they are
-  // answered first, in order, then this.
+  // Whole requests pipelined before what went wrong are answered first, in order.
   if (connection.waiting > 0) {
     connection.whenAllAnswered(() => writeOnSocket(connection, status, answer));
     return;
