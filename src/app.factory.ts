@@ -5,10 +5,8 @@ import { AppModule } from './app.module';
 import { type AppSetup, configureApp } from './app.setup';
 
 /**
- * How every application is created: Nest's own body parser off (configureApp mounts the JSON one,
- * with its limit, after the early refusal); logs buffered until configureApp installs the JSON
- * logger and flushes them; a start-up failure rejected with its error (main.ts reports it), not
- * logged by Nest in its own format nor exited from inside Nest.
+ * Nest's body parser is off because configureApp mounts its own after the early refusal; logs wait
+ * for the JSON logger; a start-up failure is rejected for main.ts to report, not exited by Nest.
  */
 export const APPLICATION_OPTIONS: NestApplicationOptions = {
   bodyParser: false,
@@ -17,16 +15,12 @@ export const APPLICATION_OPTIONS: NestApplicationOptions = {
   abortOnError: false,
 };
 
-/** A compiled module that can make an application: the testing module of an e2e test. */
+/** The testing module of an e2e test. */
 interface ApplicationSource {
   createNestApplication<T extends INestApplication>(options?: NestApplicationOptions): T;
 }
 
-/**
- * The application, configured: main.ts creates it from AppModule, e2e tests from a testing module
- * built on AppModule (`Test.createTestingModule(...).compile()`), so tests run what production
- * runs.
- */
+/** Shared by main.ts and the e2e tests (via a testing module): tests run what production runs. */
 export async function createApp(
   source: Type<unknown> | ApplicationSource = AppModule,
   setup: AppSetup = {},

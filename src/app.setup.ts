@@ -22,11 +22,10 @@ import { DOCS_PATH, setupSwagger } from './swagger';
 type Config = ConfigService<Environment, true>;
 
 export interface AppSetup {
-  /** main.ts only: SIGTERM, SIGINT, SIGHUP and SIGUSR2 stop the service gracefully (installEdge). */
+  /** main.ts only: SIGTERM, SIGINT, SIGHUP and SIGUSR2 stop the service gracefully. */
   shutDownOnSignals?: boolean;
 }
 
-/** Every setting of the edge, read from the environment in this one place. */
 const edgeSettings = (config: Config): EdgeSettings => ({
   limits: {
     maxConnections: config.get('MAX_CONNECTIONS', { infer: true }),
@@ -48,18 +47,12 @@ const edgeSettings = (config: Config): EdgeSettings => ({
   },
 });
 
-/** Told of every answer: the request log, then the metrics. */
 export const appObservers = (app: NestExpressApplication): AnswerObserver[] => [
   requestLog(app.get(AppLogger)),
   app.get(MetricsService).http.record,
 ];
 
-/**
- * The edge on the public server and the metrics server alike (connection limits, timeouts,
- * pipelining, refusals as answers, request ids, the request log and metrics, the Host check), and
- * with `shutDownOnSignals` the graceful shutdown. Which proxies may name the client is TRUST_PROXY
- * as Express compiled it (hop 0: the direct peer).
- */
+/** The edge guards the metrics server too. Hop 0 of TRUST_PROXY is the direct peer. */
 export function installEdgeFor(
   app: NestExpressApplication,
   setup: AppSetup = {},
@@ -85,11 +78,6 @@ export function installEdgeFor(
   );
 }
 
-/**
- * The JSON logger (Nest's buffered start-up lines flushed through it), no X-Powered-By or ETag,
- * which proxies may name the client (TRUST_PROXY), and the headers and body limit of every error
- * answer.
- */
 export function applyHttpSettings(app: NestExpressApplication): void {
   const config = app.get<Config>(ConfigService);
   app.useLogger(app.get(AppLogger));
@@ -105,11 +93,7 @@ export function applyHttpSettings(app: NestExpressApplication): void {
   });
 }
 
-/**
- * The Express middleware, in this order, as one layer (inOrder): the early refusal of clients over
- * their limit (first: its 429 gets the CORS and security headers from the one error writer, like
- * every refusal), the security headers and CORS, then the JSON body (its size and type).
- */
+/** The early refusal runs first; its 429 still gets CORS and security headers (error writer). */
 function useRequestMiddleware(app: NestExpressApplication): void {
   app.use(
     inOrder(
@@ -120,12 +104,7 @@ function useRequestMiddleware(app: NestExpressApplication): void {
   );
 }
 
-/**
- * What the HTTP layer needs beyond AppModule, in this order: the HTTP settings and the JSON
- * logger, the edge, the middleware, the docs (mounted once Nest has set up the routes).
- * createApp() calls it, for main.ts and the e2e tests alike; the bench assembles its variants from
- * the same steps (bench/assemble.ts).
- */
+/** The bench assembles its variants from these same steps (bench/assemble.ts). */
 export function configureApp(
   app: NestExpressApplication,
   setup: AppSetup = {},

@@ -26,9 +26,8 @@ async function bootstrap(): Promise<void> {
   );
 }
 
-// A bad variable (ConfigModule validates the environment), a port or an address that cannot be had,
-// a Redis that may evict the daily counters or a StartupRefusal (code that extends the service
-// wrongly) stops start-up with one line; any other failure with its stack.
+// Known start-up failures (configuration, address, evicting Redis, StartupRefusal) are one line
+// for the operator; any other failure prints its stack.
 bootstrap().catch(async (error: unknown) => {
   const bad =
     error instanceof InvalidConfigurationError ||

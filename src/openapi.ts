@@ -9,11 +9,8 @@ import { buildOpenApiDocument } from './swagger';
 const OPENAPI_FILE = join(__dirname, '..', 'openapi.json');
 
 /**
- * `npm run openapi`: writes the OpenAPI document the service serves at /docs-json to openapi.json,
- * built from the application module without listening on a port, under the configuration of the
- * environment (the defaults unless set: the document names RATE_LIMIT_PER_DAY). A test holds the
- * committed file to what a server with the defaults serves, so every change of the contract shows
- * up in review.
+ * `npm run openapi`. The environment applies (the document names RATE_LIMIT_PER_DAY); a test holds
+ * the committed file to the defaults, so every contract change shows up in review.
  */
 async function writeOpenApi(): Promise<void> {
   const app = await createApp();

@@ -9,11 +9,7 @@ const CSS = 'text/css; charset=utf-8';
 const JAVASCRIPT = 'text/javascript; charset=utf-8';
 const PNG = 'image/png';
 
-/**
- * The files Swagger UI's page (the one SwaggerModule serves at /docs) loads from swagger-ui-dist,
- * and nothing else of that package: not its package.json, README, LICENSE, source maps or other
- * bundles.
- */
+/** Only what the page loads: not the package's README, LICENSE, source maps or other bundles. */
 const UI_FILES: ReadonlyArray<readonly [string, string]> = [
   ['swagger-ui.css', CSS],
   ['swagger-ui-bundle.js', JAVASCRIPT],
@@ -22,19 +18,16 @@ const UI_FILES: ReadonlyArray<readonly [string, string]> = [
   ['favicon-16x16.png', PNG],
 ];
 
-/**
- * What SwaggerModule answers itself under the docs path, relative to it: the page (`/docs` and
- * `/docs/` alike) and its init script, both made from the document at start-up.
- */
+/** Answered by SwaggerModule itself, relative to the docs path (`/docs` and `/docs/` alike). */
 const SWAGGER_MODULE_PATHS = new Set(['/', '/swagger-ui-init.js']);
 
-/** swagger-ui-dist's folder, the copy @nestjs/swagger itself depends on (the one its page is for). */
+/** The copy @nestjs/swagger itself depends on: the one its page is made for. */
 function swaggerUiDist(): string {
   const fromSwaggerModule = createRequire(require.resolve('@nestjs/swagger'));
   return dirname(fromSwaggerModule.resolve('swagger-ui-dist/package.json'));
 }
 
-/** Reads the UI's files once, so a missing one stops start-up rather than failing a visitor. */
+/** Read once, so a missing file stops start-up rather than failing a visitor. */
 function loadUiFiles(): ReadonlyMap<string, PageAsset> {
   const folder = swaggerUiDist();
   return new Map(
@@ -43,13 +36,8 @@ function loadUiFiles(): ReadonlyMap<string, PageAsset> {
 }
 
 /**
- * Express middleware for the docs path, mounted before SwaggerModule's routes and its static
- * folder: every GET or HEAD under it is answered here, or by SwaggerModule's page and init script
- * (sent with `no-cache`, like the calculator page), and no request reaches the static folder,
- * which would serve the whole package with ETags and ranges, and answer `/docs/.` with an HTML
- * redirect. The UI's files are sent from memory with a day's max-age, no validator, no range;
- * any other path is the contract's JSON 404 (`Cannot GET /docs/LICENSE`). Other methods go on to
- * routing, whose answer is the 404 too.
+ * Mounted before SwaggerModule so no request reaches its static folder, which would serve the whole
+ * package with ETags and ranges and answer `/docs/.` with an HTML redirect.
  */
 export function swaggerUiFiles(): (
   request: Request,

@@ -12,10 +12,7 @@ export const DOCS_PATH = 'docs';
 
 type Operation = NonNullable<OpenAPIObject['paths'][string]['post']>;
 
-/**
- * The global StrictValidationPipe refuses unknown fields in every request body: each schema a
- * request body names says so (`additionalProperties: false`), so generated clients know it too.
- */
+/** StrictValidationPipe refuses unknown body fields; saying so in the schemas tells clients too. */
 function refuseUnknownFields(document: OpenAPIObject): void {
   const schemas = document.components?.schemas ?? {};
   for (const path of Object.values(document.paths)) {
@@ -33,7 +30,6 @@ function refuseUnknownFields(document: OpenAPIObject): void {
 
 type GlobalResponse = Parameters<DocumentBuilder['addGlobalResponse']>[0];
 
-/** Node's parser gave up waiting for the request. */
 const TIMED_OUT: GlobalResponse = {
   ...errorResponse(408),
   description:
@@ -41,14 +37,12 @@ const TIMED_OUT: GlobalResponse = {
     'Not counted; the connection is closed.',
 };
 
-/** Past the daily `limit`. */
 const overDailyLimit = (limit: number): GlobalResponse => ({
   ...errorResponse(429, rateLimitMessage(limit)),
   description: 'Daily limit of the caller exceeded (until 00:00 UTC).',
   headers: rateLimitHeaderDocs(true),
 });
 
-/** The rest, which do not depend on the limit. */
 const OTHER_ERRORS: GlobalResponse[] = [
   {
     ...errorResponse(431),
@@ -78,11 +72,7 @@ const OTHER_ERRORS: GlobalResponse[] = [
   },
 ];
 
-/**
- * The errors every route can answer (408 and 431 from Node's parser, 429 past the daily `limit`,
- * 500, 503 over the connection cap, 505 for an HTTP version other than 1.0 or 1.1): global
- * responses, so a module a team adds is documented with them without touching this file.
- */
+/** Global, so a module a team adds is documented with them without touching this file. */
 const globalErrorResponses = (limit: number): GlobalResponse[] => [
   TIMED_OUT,
   overDailyLimit(limit),
@@ -90,10 +80,8 @@ const globalErrorResponses = (limit: number): GlobalResponse[] => [
 ];
 
 /**
- * The OpenAPI document of `app` with its daily `limit`, and the errors every route can answer
- * (above). A new tag (`@ApiTags`) is declared here with its description, or the OpenAPI lint
- * (redocly.yaml, `operation-tag-defined`) fails. The one server is `/`, the host that serves the
- * document: what a client assumes when none is given, said out loud (`no-empty-servers`).
+ * Declare a new `@ApiTags` tag here, or the OpenAPI lint fails (`operation-tag-defined`). The
+ * server `/` is what clients assume anyway, said out loud for `no-empty-servers`.
  */
 export function buildOpenApiDocument(app: INestApplication, limit: number): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -113,13 +101,7 @@ export function buildOpenApiDocument(app: INestApplication, limit: number): Open
   return document;
 }
 
-/**
- * Serves Swagger UI at /docs and the OpenAPI document at /docs-json. Under /docs only the page, its
- * init script and the UI files it loads are served (swaggerUiFiles, mounted first); every other
- * path there is the JSON 404. The document is served as JSON only: /docs-yaml, which Nest would
- * add, is a 404 like any path the contract does not list (one document, one form to keep cached
- * and tested; every OpenAPI tool reads JSON, and openapi.json is the same document).
- */
+/** JSON only (no /docs-yaml): one form to keep cached and tested, and every tool reads JSON. */
 export function setupSwagger(app: INestApplication, limit: number): void {
   const document = buildOpenApiDocument(app, limit);
   app.use(`/${DOCS_PATH}`, swaggerUiFiles());

@@ -4,11 +4,7 @@ import { ValidateBy } from 'class-validator';
 /** A host name's label (RFC 1123): letters, digits and hyphens, not at either end. */
 const LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
 
-/**
- * Whether `value` can name an address to listen on: an IP address (an IPv6 one with its zone,
- * fe80::1%eth0) or a host name whose last label is not all digits. `999.999.999.999` is neither:
- * it would go to the resolver as a name and stop start-up there.
- */
+/** `999.999.999.999` would go to the resolver as a name and stop start-up there. */
 function isListenHost(value: unknown): boolean {
   if (typeof value !== 'string') return false;
   if (isIP(value) !== 0) return true;
@@ -20,7 +16,6 @@ function isListenHost(value: unknown): boolean {
   );
 }
 
-/** Class-validator rule for HOST and METRICS_HOST (isListenHost). */
 export function IsListenHost(): PropertyDecorator {
   return ValidateBy({
     name: 'isListenHost',

@@ -1,10 +1,9 @@
 import { isIPv6 } from 'node:net';
 import { ValidateBy, ValidationArguments } from 'class-validator';
 
-/** How the Redis store reaches Redis: one server, a Sentinel-managed primary, or a Cluster. */
 export type RedisTopology = 'standalone' | 'sentinel' | 'cluster';
 
-/** One `host:port` of REDIS_SENTINELS or REDIS_CLUSTER_NODES (an IPv6 host without brackets). */
+/** An IPv6 host is kept without its brackets. */
 export interface RedisNode {
   host: string;
   port: number;
@@ -14,7 +13,6 @@ const ENTRY = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/;
 const LIST_RULE =
   'must be host:port pairs separated by commas, an IPv6 address in brackets (e.g. 10.0.0.5:26379,[fd00::5]:26379)';
 
-/** The nodes of a `host:port,...` list, or undefined when one entry is not a host and a port. */
 export function parseRedisNodes(value: string): RedisNode[] | undefined {
   const nodes: RedisNode[] = [];
   for (const entry of value.split(',').map((part) => part.trim())) {
@@ -26,7 +24,6 @@ export function parseRedisNodes(value: string): RedisNode[] | undefined {
   return nodes;
 }
 
-/** Class-validator rule for a `host:port,...` list; empty means unset. */
 export function IsRedisNodes(): PropertyDecorator {
   return ValidateBy({
     name: 'isRedisNodes',
@@ -38,11 +35,9 @@ export function IsRedisNodes(): PropertyDecorator {
   });
 }
 
-/** The variables that say where Redis is; at most one may be set. */
 const ENDPOINTS = ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const;
-/** The data nodes' credentials and TLS with Sentinel or Cluster (REDIS_URL carries its own). */
+/** With Sentinel or Cluster only: REDIS_URL carries its own. */
 const NODE_AUTH = ['REDIS_USERNAME', 'REDIS_PASSWORD', 'REDIS_TLS'] as const;
-/** The sentinels' own credentials and TLS. */
 const SENTINEL_ONLY = [
   'REDIS_SENTINEL_NAME',
   'REDIS_SENTINEL_USERNAME',
@@ -50,7 +45,7 @@ const SENTINEL_ONLY = [
   'REDIS_SENTINEL_TLS',
 ] as const;
 
-/** Every variable that says how to reach Redis (docs/operations.md): all the store reads to connect. */
+/** All the store reads to connect (docs/operations.md). */
 export const REDIS_SETTINGS = [
   ...ENDPOINTS,
   ...NODE_AUTH,
@@ -58,14 +53,12 @@ export const REDIS_SETTINGS = [
   'REDIS_COMMAND_TIMEOUT_MS',
 ] as const;
 
-/** The one of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES set (present and not empty). */
 export function redisEndpointGiven(given: Record<string, unknown>): string | undefined {
   return ENDPOINTS.find((name) => given[name] !== undefined);
 }
 
 /**
- * What the given Redis variables make impossible together, or undefined. Two endpoints are two
- * deployments (which one counts is a guess); a password or TLS setting that the chosen topology
+ * Two endpoints are two deployments (which one counts is a guess); a setting the chosen topology
  * does not read would be silently ignored, so it is refused instead.
  */
 export function redisTopologyConflict(given: Record<string, unknown>): string | undefined {
@@ -84,7 +77,7 @@ export function redisTopologyConflict(given: Record<string, unknown>): string | 
   return undefined;
 }
 
-/** The topology the (valid) environment names: decided here only, the store asks. */
+/** Decided here only; the store asks. */
 export function redisTopology(environment: {
   REDIS_SENTINELS: string;
   REDIS_CLUSTER_NODES: string;

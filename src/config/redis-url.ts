@@ -11,12 +11,9 @@ const ENCODE_CREDENTIALS =
   'must percent-encode "/", "?", "#" and "%" in its user name and password (as %2F, %3F, %23 and %25)';
 
 /**
- * What keeps the user name and password of `value` (a redis:// URL) from reaching Redis as
- * written, or undefined. WHATWG's URL ends the user information at the LAST `@` (an `@`, a space or
- * a quote in a password is fine) but the host at the first `/`, `?` or `#`: with one of those in a
- * password the URL is not one, or names another host (`redis://app:123/x@host` is host `app`, port
- * 123). ioredis then percent-decodes both (decodeURIComponent), which throws URIError at start-up,
- * with a stack, on a `%` not followed by two hex digits (`50%off`).
+ * WHATWG's URL ends the user information at the LAST `@` but the host at the first `/`, `?` or `#`
+ * (`redis://app:123/x@host` is host `app`). ioredis then runs decodeURIComponent on both, which
+ * throws at start-up on a `%` not followed by two hex digits (`50%off`).
  */
 function credentialsProblem(value: string): string | undefined {
   const at = value.lastIndexOf('@');
@@ -31,12 +28,7 @@ function credentialsProblem(value: string): string | undefined {
   return undefined;
 }
 
-/**
- * What is wrong with a Redis URL, or undefined when ioredis can use it as it is. ioredis reads the
- * path as the database number and the query string as client options without checking either:
- * `/abc` becomes `SELECT NaN`, which it sends without catching the refusal (the process dies), and
- * `?db=x` does the same. So the path is digits or nothing, and there is no query string.
- */
+/** ioredis turns `/abc` or `?db=x` unchecked into `SELECT NaN`, whose refusal kills the process. */
 function redisUrlProblem(value: unknown): string | undefined {
   if (typeof value !== 'string' || !/^rediss?:\/\//i.test(value)) return NOT_A_REDIS_URL;
   const credentials = credentialsProblem(value);
@@ -51,7 +43,6 @@ function redisUrlProblem(value: unknown): string | undefined {
   return undefined;
 }
 
-/** Class-validator rule for REDIS_URL: a URL ioredis can use as it is (redisUrlProblem). */
 export function IsRedisUrl(): PropertyDecorator {
   return ValidateBy({
     name: 'isRedisUrl',

@@ -2,10 +2,7 @@ import { isIP } from 'node:net';
 import { ValidateBy, ValidationArguments, ValidationOptions } from 'class-validator';
 import { trustsEveryAddress } from './trusted-ranges';
 
-/**
- * Express's `trust proxy` setting, as TRUST_PROXY gives it: `false` (the socket's address is the
- * client), a hop count, or the proxies' addresses, CIDRs and Express's names for ranges.
- */
+/** Express's `trust proxy` setting; `false` means the socket's address is the client. */
 export type TrustProxy = false | number | string[];
 
 const OFF = new Set(['off', 'false', 'none']);
@@ -20,12 +17,10 @@ const EVERY_ADDRESS =
   'trusts every address, as true would (any client could name itself in X-Forwarded-For): ' +
   "list only the proxies' addresses or ranges";
 
-/** What readTrustProxy gives for a value it refuses: why, for the start-up error. */
 class TrustProxyRefusal {
   constructor(readonly reason: string) {}
 }
 
-/** Whether `text` is an IPv4 dotted netmask such as 255.255.0.0 (contiguous ones, then zeros). */
 function isNetmask(text: string): boolean {
   if (isIP(text) !== 4) return false;
   const bits = text
@@ -35,7 +30,6 @@ function isNetmask(text: string): boolean {
   return /^1*0*$/.test(bits);
 }
 
-/** One entry of an address list: an address, address/prefix, IPv4/netmask, or a named range. */
 function isProxyAddress(entry: string): boolean {
   if (NAMED_RANGES.has(entry)) return true;
   const [address, range, extra] = entry.split('/');
@@ -46,13 +40,12 @@ function isProxyAddress(entry: string): boolean {
   return version === 4 && isNetmask(range);
 }
 
-/** A /0 range (or netmask 0.0.0.0): every address, and an entry proxy-addr throws on. */
+/** Every address, and an entry proxy-addr throws on. */
 const isWholeSpace = (entry: string): boolean => /\/(0+|0\.0\.0\.0)$/.test(entry);
 
 /**
- * Reads TRUST_PROXY, or says why it is refused. `true` (trust every hop) is refused on purpose: on
- * a public API it lets any client name itself in X-Forwarded-For and so dodge the daily limit; so
- * is a list of ranges that trusts every address all the same.
+ * `true` is refused on purpose: on a public API it lets any client name itself in X-Forwarded-For
+ * and so dodge the daily limit; so is a list of ranges that trusts every address all the same.
  */
 function readTrustProxy(raw: string): TrustProxy | TrustProxyRefusal {
   const value = raw.trim().toLowerCase();
@@ -69,17 +62,15 @@ function readTrustProxy(raw: string): TrustProxy | TrustProxyRefusal {
   return entries;
 }
 
-/** TRUST_PROXY as Express takes it, or undefined when it is refused (readTrustProxy). */
 export function parseTrustProxy(raw: string): TrustProxy | undefined {
   const read = readTrustProxy(raw);
   return read instanceof TrustProxyRefusal ? undefined : read;
 }
 
-/** TRUST_PROXY's transform: the setting read, or why it is refused (IsTrustProxy's message). */
+/** A refusal is kept as the value, so IsTrustProxy's message can say why. */
 export const toTrustProxy = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' ? readTrustProxy(value) : value;
 
-/** Class-validator rule for TRUST_PROXY, once toTrustProxy has read it. */
 export function IsTrustProxy(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {

@@ -1,15 +1,11 @@
 import { isIPv4 } from 'node:net';
 
 /**
- * Which addresses a TRUST_PROXY list trusts, computed as Express's proxy-addr matches them, to
- * refuse a list that trusts every address (`0.0.0.0/1,128.0.0.0/1` is `true` in other words). In
- * proxy-addr, an IPv4-mapped IPv6 address (`::ffff:1.2.3.4`) is matched as the IPv4 address it
- * maps; an IPv4-mapped entry without a prefix is an IPv4 one, with a prefix of 96 or more an IPv4
- * range (`::ffff:10.0.0.0/104` is 10.0.0.0/8), with a shorter one it matches nothing; any other
- * IPv6 entry matches only IPv6 addresses that are not IPv4-mapped.
+ * Matches as Express's proxy-addr does, to refuse lists like `0.0.0.0/1,128.0.0.0/1` (`true` in
+ * other words). proxy-addr matches IPv4-mapped addresses as IPv4: a mapped entry with a prefix of
+ * 96 or more is an IPv4 range, with a shorter one it matches nothing.
  */
 
-/** A range of addresses as numbers, first to last, in one family's space. */
 interface Span {
   first: bigint;
   last: bigint;
@@ -17,7 +13,7 @@ interface Span {
 
 const IPV4_BITS = 32;
 const IPV6_BITS = 128;
-/** ::ffff:0:0/96, the IPv4-mapped addresses: never matched as IPv6 (they are IPv4 addresses). */
+/** ::ffff:0:0/96: proxy-addr never matches these as IPv6. */
 const MAPPED: Span = { first: 0xffffn << 32n, last: (0xffffn << 32n) | 0xffff_ffffn };
 
 /** Express's named ranges (proxy-addr's IP_RANGES). */
@@ -30,7 +26,7 @@ const NAMED: Record<string, string[]> = {
 const ipv4Number = (text: string): bigint =>
   text.split('.').reduce((number, octet) => (number << 8n) | BigInt(octet), 0n);
 
-/** An IPv6 address (valid, as net.isIPv6 says; a zone is dropped) as a number. */
+/** Expects a valid address (net.isIPv6); a zone is dropped. */
 function ipv6Number(text: string): bigint {
   const address = text.split('%')[0].replace(/(\d+\.\d+\.\d+\.\d+)$/, (ipv4) => {
     const number = ipv4Number(ipv4);
@@ -49,18 +45,16 @@ function ipv6Number(text: string): bigint {
   return groups.reduce((number, group) => (number << 16n) | BigInt(`0x${group}`), 0n);
 }
 
-/** The prefix length of an IPv4 netmask (contiguous ones: trust-proxy.ts checks). */
+/** Assumes contiguous ones: trust-proxy.ts checks. */
 const maskLength = (netmask: string): number =>
   ipv4Number(netmask).toString(2).replace(/0+$/, '').length;
 
-/** The span of `address`'s first `prefix` bits in a space of `bits`. */
 function spanOf(address: bigint, prefix: number, bits: number): Span {
   const hostBits = BigInt(bits - prefix);
   const first = (address >> hostBits) << hostBits;
   return { first, last: first | ((1n << hostBits) - 1n) };
 }
 
-/** Where one entry (an address, address/prefix or IPv4/netmask) puts its span, if anywhere. */
 function placeEntry(entry: string, ipv4: Span[], ipv6: Span[]): void {
   const [address, range] = entry.split('/');
   if (isIPv4(address)) {
@@ -76,7 +70,6 @@ function placeEntry(entry: string, ipv4: Span[], ipv6: Span[]): void {
   else if (prefix >= 96) ipv4.push(spanOf(number & 0xffff_ffffn, prefix - 96, IPV4_BITS));
 }
 
-/** Whether `spans` together cover every number from 0 to 2^bits - 1. */
 function coverAll(spans: Span[], bits: number): boolean {
   let next = 0n;
   for (const { first, last } of [...spans].sort((a, b) => (a.first < b.first ? -1 : 1))) {
@@ -86,10 +79,7 @@ function coverAll(spans: Span[], bits: number): boolean {
   return next === 1n << BigInt(bits);
 }
 
-/**
- * Whether a list of proxies (addresses, CIDRs, IPv4/netmask, named ranges; each valid) trusts
- * every IPv4 address, or every IPv6 address: whoever connects could then name any client.
- */
+/** Trusting every IPv4 or every IPv6 address lets whoever connects name any client. */
 export function trustsEveryAddress(entries: string[]): boolean {
   const ipv4: Span[] = [];
   const ipv6: Span[] = [MAPPED];

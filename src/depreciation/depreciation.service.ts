@@ -14,11 +14,7 @@ import { STRATEGIES } from './strategies/strategies';
 export class DepreciationService {
   constructor(private readonly clock: Clock) {}
 
-  /**
-   * Values the vehicle for every calendar year from its purchase to the current UTC year and, when
-   * asked (`projectionYears` ≥ 1), for the years after it. Money is computed in whole cents, so the
-   * entries' depreciation adds up to the total exactly.
-   */
+  /** Money is computed in whole cents, so the entries' depreciation adds up to the total. */
   calculate(input: DepreciationInput): DepreciationResult {
     const now = this.clock.now();
     const currentYear = now.getUTCFullYear();

@@ -4,18 +4,15 @@
  */
 const NUDGE = 1 + 4 * Number.EPSILON;
 
-/** Rounds to a whole number, half away from zero. */
 export function roundHalfAwayFromZero(x: number): number {
   const rounded = Math.round(Math.abs(x) * NUDGE);
   return x < 0 && rounded !== 0 ? -rounded : rounded;
 }
 
-/** USD to whole cents, half away from zero. */
 export const toCents = (usd: number): number => roundHalfAwayFromZero(usd * 100);
 
-/** Whole cents to USD: the nearest double, which JSON prints with at most two decimals. */
+/** The nearest double, which JSON prints with at most two decimals. */
 export const toUsd = (cents: number): number => cents / 100;
 
-/** part ÷ whole × 100, to 2 decimals half away from zero; 0 when the whole is 0. */
 export const percentOf = (part: number, whole: number): number =>
   whole === 0 ? 0 : roundHalfAwayFromZero((part * 10_000) / whole) / 100;

@@ -2,7 +2,6 @@ import type { YearlyEntryDto as YearlyEntry } from './dto/depreciation-response.
 import { percentOf, roundHalfAwayFromZero, toUsd } from './money';
 import type { DepreciationStrategy, Usage } from './strategies/depreciation-strategy';
 
-/** The vehicle's value in whole cents at `age`, rounded as every entry is (half away from zero). */
 export const centsAt = (
   strategy: DepreciationStrategy,
   priceCents: number,
@@ -10,7 +9,6 @@ export const centsAt = (
   usage: Usage,
 ): number => roundHalfAwayFromZero(priceCents * strategy.valueAt(age, usage));
 
-/** One entry of the breakdown or the projection: its loss is from the previous entry's cents. */
 export const entryOf = (
   year: number,
   age: number,
@@ -32,17 +30,14 @@ export interface Today {
   readonly strategy: DepreciationStrategy;
   readonly priceCents: number;
   readonly currentYear: number;
-  /** Whole years owned (meta.vehicleAge). */
   readonly age: number;
   readonly currentMileage: number;
   readonly currentCents: number;
 }
 
 /**
- * The next `years` years (docs/model.md, "Projection"). The vehicle keeps its pace, so k years ahead
- * it is the same vehicle owned age + k years with pace × (age + k) miles: valued as a breakdown
- * values its last entry, never with today's usage, whose even accrual would divide by the age
- * (0 in the purchase year). A vehicle bought this year counts its miles so far as one year's.
+ * Valued as a breakdown values its last entry (docs/model.md, "Projection"), never with today's
+ * usage, whose even accrual would divide by the age (0 in the purchase year).
  */
 export function projectionOf(today: Today, years: number): YearlyEntry[] {
   const { strategy, priceCents, currentYear, age } = today;

@@ -1,4 +1,4 @@
-/** The nine vehicle types of docs/contract.md ("Request"), exactly as a client sends them (lowercase). */
+/** Exactly as a client sends them (docs/contract.md, "Request"). */
 export const VEHICLE_TYPES = [
   'sedan',
   'suv',

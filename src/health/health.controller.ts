@@ -5,7 +5,6 @@ import { SkipThrottle } from '@nestjs/throttler';
 import { ShutdownState } from '../common/shutdown-state';
 import { type DailyLimitHealth, DailyLimitHealthIndicator } from '../rate-limit/daily-limit.health';
 
-/** The reason of the first failed check, for the `{statusCode, message}` body of a 503. */
 function notReadyMessage(result: HealthCheckResult): string {
   const [failed] = Object.entries(result.error ?? {});
   if (!failed) return 'Not ready';
@@ -13,10 +12,7 @@ function notReadyMessage(result: HealthCheckResult): string {
   return `Not ready: ${typeof details.reason === 'string' ? details.reason : name}`;
 }
 
-/**
- * Whether the instance serves, and where its daily counters are. For operators and load
- * balancers, so not counted against the limit and not part of the public API document.
- */
+/** For operators and load balancers: not counted against the limit, not in the API document. */
 @ApiExcludeController()
 @SkipThrottle()
 @Controller('health')
@@ -27,20 +23,20 @@ export class HealthController {
     private readonly shutdown: ShutdownState,
   ) {}
 
-  /** The store's state, always 200 while the process answers. */
+  /** Always 200 while the process answers. */
   @Get()
   check(): DailyLimitHealth {
     return this.dailyLimit.health();
   }
 
-  /** Liveness: the process answers. Restart it only when this fails. */
+  /** Restart the process only when this fails. */
   @Get('live')
   @HealthCheck()
   live(): Promise<HealthCheckResult> {
     return this.health.check([]);
   }
 
-  /** Readiness: 503 with the reason while shutting down, or while it cannot count with the others. */
+  /** 503 while shutting down, or while it cannot count with the other instances. */
   @Get('ready')
   @HealthCheck()
   async ready(): Promise<HealthCheckResult> {

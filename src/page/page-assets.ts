@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-/** One file the page needs, held in memory: they are few and small (Chart.js is ~200 kB). */
+/** Held in memory: the files are few and small (Chart.js is ~200 kB). */
 export interface PageAsset {
   body: Buffer;
   contentType: string;
@@ -13,10 +13,7 @@ export const OWN_FILE_CACHING = 'no-cache';
 /** A dependency's files (Chart.js, Swagger UI) change only when package.json does. */
 export const LIBRARY_CACHING = 'public, max-age=86400';
 
-/**
- * The package root: the nearest folder above this file with a package.json. The same from
- * `dist/page/` (`npm start`) and from `src/page/` (ts-jest), wherever the process was started.
- */
+/** Found by walking up, the same from `dist/page/` (`npm start`) and `src/page/` (ts-jest). */
 function packageRoot(from: string = __dirname): string {
   let folder = from;
   while (!existsSync(join(folder, 'package.json'))) {
@@ -27,21 +24,16 @@ function packageRoot(from: string = __dirname): string {
   return folder;
 }
 
-/** Chart.js's UMD build, from node_modules (the `chart.js` dependency) rather than a vendored copy. */
 export function chartJsPath(): string {
   // The package's exports map hides dist/chart.umd.js, but its main entry lives beside it.
   return join(dirname(require.resolve('chart.js')), 'chart.umd.js');
 }
 
-/**
- * The TypeScript client's browser build (clients/typescript, built by `npm run build`): the
- * workspace package's entry point, one ES module with no imports, which calculator.js imports.
- */
+/** Built by `npm run build` (clients/typescript): one ES module with no imports. */
 export function clientPath(): string {
   return require.resolve('@vehicle-depreciation/client');
 }
 
-/** One file read now, to be served with its type and caching. */
 export const asset = (
   path: string,
   contentType: string,
@@ -52,10 +44,7 @@ export const asset = (
   cacheControl,
 });
 
-/**
- * Reads the page and its assets once, so a missing file stops start-up instead of failing the
- * first visitor. The names are the only files served: there is no directory to walk out of.
- */
+/** Read once, so a missing file stops start-up; only these names exist, no directory to walk. */
 export function loadPageAssets(root: string = packageRoot()): {
   page: PageAsset;
   assets: ReadonlyMap<string, PageAsset>;

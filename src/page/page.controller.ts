@@ -4,19 +4,14 @@ import type { Response } from 'express';
 import { SkipThrottle } from '@nestjs/throttler';
 import { loadPageAssets, PageAsset } from './page-assets';
 
-/** The page's paths: documents a browser renders, which security-headers.ts treats as such. */
+/** security-headers.ts treats these as documents a browser renders. */
 export const PAGE_PATH = '/';
 export const ASSETS_PATH = '/assets/';
 
 /**
- * The calculator page (`GET /`) and its assets (`GET /assets/:name`).
- *
- * Served by a Nest controller rather than express.static registered in configureApp: the routes
- * are then part of AppModule (so every e2e test built from it has them), go through the same
- * exception filter (an unknown asset is the contract's JSON 404) and the same middleware as the
- * API (security headers, logs, metrics), and serve an explicit list of files rather than a folder.
- * The global daily-limit guard does run here, so the controller opts out of it explicitly:
- * loading the page is free; the calculations it makes are ordinary, counted API requests.
+ * A controller, not express.static: part of AppModule (e2e tests have it), with the API's filter
+ * and middleware, and a list of files rather than a folder. Loading the page is free
+ * (SkipThrottle); its calculations are counted API requests.
  */
 @ApiExcludeController()
 @SkipThrottle()

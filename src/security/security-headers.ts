@@ -14,11 +14,7 @@ type Middleware = (
 
 const SELF = ["'self'"];
 
-/**
- * Same origin only, nothing inline: the calculator page loads its scripts, styles and images from
- * the service itself. No upgrade-insecure-requests, so the page also works over plain HTTP on a
- * developer's machine (behind TLS every URL is already https).
- */
+/** No upgrade-insecure-requests, so the page also works over plain HTTP on a developer machine. */
 const DIRECTIVES = {
   defaultSrc: SELF,
   scriptSrc: SELF,
@@ -31,9 +27,8 @@ const DIRECTIVES = {
 };
 
 /**
- * What a JSON answer needs of helmet's set (the OWASP REST cheat sheet's): nothing may load or
- * frame it, browsers must not sniff another type, and HTTPS sticks. helmet's other headers govern
- * how a browser renders a document, which a JSON answer is not.
+ * What a JSON answer needs of helmet's set (OWASP REST cheat sheet); the others govern how a
+ * browser renders a document, which a JSON answer is not.
  */
 export const JSON_SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"],
@@ -41,30 +36,24 @@ export const JSON_SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ['X-Content-Type-Options', 'nosniff'],
 ];
 
-/** Whether `path` is the docs path or under it, as written. */
 const isDocsPath = (path: string, docsPath: string): boolean =>
   path === `/${docsPath}` || path.startsWith(`/${docsPath}/`);
 
-/** Paths that serve documents a browser renders: the calculator page, its assets, Swagger UI. */
 const isDocumentPath = (path: string, docsPath: string): boolean =>
   path === PAGE_PATH || path.startsWith(ASSETS_PATH) || isDocsPath(path, docsPath);
 
-/** Whether Express would run a middleware mounted at `/${docsPath}` for `path`. */
+/** As Express matches a middleware mounted at `/${docsPath}`. */
 const underDocs = (path: string, docsPath: string): boolean =>
   isDocsPath(expressPath(path), docsPath);
 
-/** The fixed sets, each name and value checked once (fixedHeaders), not on every answer. */
+/** Checked once here, not on every answer. */
 const JSON_SET = fixedHeaders(JSON_SECURITY_HEADERS);
 const CORS_ANSWER = fixedHeaders(CORS_ANSWER_HEADERS);
 const CORS_PREFLIGHT = fixedHeaders(CORS_PREFLIGHT_HEADERS);
 
 /**
- * The security and CORS headers of every answer, in one middleware, the fixed ones made once:
- * - security: helmet's whole set with the CSP above on the page, its assets and the docs; the
- *   short JSON set on everything else (the API, its errors, health, metrics, the OpenAPI
- *   document); under the docs path, Swagger UI's CSP in place of either;
- * - CORS: the answer headers on every answer; a preflight (any `OPTIONS`) is answered here, 204
- *   with the preflight headers, before routing, so it is never counted.
+ * helmet's whole set on documents, the short JSON set elsewhere, Swagger UI's CSP under the docs
+ * path; a preflight is answered here, before routing, so it is never counted.
  */
 export function responseHeaders(docsPath: string): Middleware {
   const forDocuments = helmet({ contentSecurityPolicy: { directives: DIRECTIVES } });
@@ -89,7 +78,6 @@ export function responseHeaders(docsPath: string): Middleware {
   };
 }
 
-/** CORS: the answer headers, then on; or a preflight (any `OPTIONS`) answered 204 at once. */
 const corsHeaders: Middleware = (request, response, next) => {
   if (request.method !== 'OPTIONS') {
     setFixedHeaders(response, CORS_ANSWER);

@@ -10,7 +10,7 @@ export const MAX_PURCHASE_PRICE = 10_000_000;
  * and break "the first entry is the price". SPEC's "positive", taken to the cent.
  */
 export const MIN_PURCHASE_PRICE = 0.01;
-/** The most years a projection looks ahead: ten years of one unchanged pace is already a stretch. */
+/** Ten years of one unchanged pace is already a stretch. */
 export const MAX_PROJECTION_YEARS = 10;
 
 const finite = { allowNaN: false, allowInfinity: false };
@@ -49,9 +49,8 @@ export function isValidDepreciationBody(body: Record<string, unknown>): boolean 
 }
 
 /**
- * The request body (docs/contract.md, "Request"). Types are strict JSON types (no coercion),
- * unknown fields are refused by the global ValidationPipe, and the upper bound of purchaseYear (the
- * current UTC year) is checked by DepreciationService, which owns the clock.
+ * Strict JSON types, no coercion (docs/contract.md, "Request"). The upper bound of purchaseYear is
+ * checked by DepreciationService, which owns the clock.
  */
 @ValidationPrecheck(isValidDepreciationBody)
 @ApiSchema({ name: 'DepreciationRequest' })

@@ -1,10 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { VEHICLE_TYPES, type VehicleType } from '../vehicle-type';
 
-/**
- * The success body (docs/contract.md, "Success answer"): its OpenAPI schemas and its types. The
- * service returns plain objects of these shapes.
- */
+/** The service returns plain objects of these shapes (docs/contract.md, "Success answer"). */
 @ApiSchema({ name: 'YearlyEntry' })
 export class YearlyEntryDto {
   @ApiProperty({ description: 'Calendar year of the entry.', example: 2021 })

@@ -2,11 +2,8 @@ import { DepreciationStrategy, Usage } from './depreciation-strategy';
 import { EXCESS_MILEAGE_PENALTY_PER_YEAR, FREEZE_AGE, MAX_MILEAGE_PENALTY } from './rates';
 
 /**
- * Lowers an age curve for miles above the expected figure. Miles accrue evenly over the years owned,
- * so at age a the vehicle had driven mileage × a / ownedYears against milesPerYear × a expected.
- * Each year's worth of excess takes EXCESS_MILEAGE_PENALTY_PER_YEAR off, at most MAX_MILEAGE_PENALTY.
- * Low mileage earns no bonus (an omitted mileage is 0), and the penalty only grows with age,
- * so values still never rise. Like the age curve, it stops at FREEZE_AGE.
+ * Miles accrue evenly over the years owned. Low mileage earns no bonus (an omitted mileage is 0)
+ * and the penalty only grows with age, so values still never rise.
  */
 export class MileageAdjustedStrategy implements DepreciationStrategy {
   constructor(

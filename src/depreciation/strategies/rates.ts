@@ -1,32 +1,27 @@
 import { VehicleType } from '../vehicle-type';
 
-/** One row of the calibration: shares are fractions of the price (0.18 = 18 %). */
+/** Shares are fractions of the price (0.18 = 18 %). */
 export interface RateRow {
-  /** Share of the value lost in the first year. */
   readonly firstYear: number;
-  /** Share of the remaining value lost in each later year (declining balance). */
+  /** Of the remaining value (declining balance). */
   readonly laterYears: number;
-  /** The value never falls below this share of the price through age alone. */
+  /** Age alone never takes the value below this share of the price. */
   readonly floor: number;
-  /** Miles a year that cost nothing; only miles above this lower the value. */
+  /** Only miles above this lower the value. */
   readonly milesPerYear: number;
-  /** Where the numbers come from (docs/model.md, "Rates and sources"). */
+  /** docs/model.md, "Rates and sources". */
   readonly source: string;
 }
 
-/** No further decline after this age: an antique keeps its value (AACA: antique = over 25 years). */
+/** An antique keeps its value (AACA: antique = over 25 years). */
 export const FREEZE_AGE = 25;
-/** Each year's worth of excess miles takes this share off that year's value. */
 export const EXCESS_MILEAGE_PENALTY_PER_YEAR = 0.04;
-/** The mileage adjustment never takes more than this share off. */
 export const MAX_MILEAGE_PENALTY = 0.3;
 
 /**
- * The calibration, one place to recalibrate: declining balance with a first-year drop and a floor.
- * 5-year losses follow from (1 − f)(1 − r)^4; the anchors are published 5-year losses
- * (docs/model.md). Floors follow state tax schedules, which bottom out at 9–15 % of the price
- * (Montana MCA 61-3-503, Nevada NRS 371.060, Massachusetts excise). Expected miles: FHWA 13,476
- * miles per driver per year.
+ * 5-year losses, 1 − (1 − f)(1 − r)^4, are anchored on published ones (docs/model.md). Floors:
+ * state tax schedules bottom out at 9–15 % (Montana MCA 61-3-503, Nevada NRS 371.060, Massachusetts
+ * excise). Expected miles: FHWA 13,476 miles per driver per year.
  */
 export const RATES = {
   sedan: {

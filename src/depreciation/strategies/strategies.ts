@@ -7,10 +7,7 @@ import { RATES, RateRow } from './rates';
 const decliningWithMileage = (rates: RateRow): DepreciationStrategy =>
   new MileageAdjustedStrategy(new DecliningBalanceStrategy(rates), rates.milesPerYear);
 
-/**
- * One strategy per vehicle type, from its row of the rates table (which `satisfies`
- * `Record<VehicleType, RateRow>`, so a new type without rates fails to compile).
- */
+/** RATES `satisfies Record<VehicleType, RateRow>`, so a new type without rates fails to compile. */
 export const STRATEGIES = Object.fromEntries(
   Object.entries(RATES).map(([type, rates]) => [type, decliningWithMileage(rates)]),
 ) as Record<VehicleType, DepreciationStrategy>;
