@@ -7,25 +7,21 @@ const cellsFor = (limit: number) =>
   limit < 0xff ? Uint8Array : limit < 0xffff ? Uint16Array : Uint32Array;
 
 /**
- * One day's counts of any number of clients in fixed memory: a count-min sketch with conservative
- * update (Estan and Varghese, SIGCOMM 2002). A client has one cell in each of `rows` rows; its
- * count is the least of them, and a hit raises only those below that count plus one. A client's
- * count is therefore never below its true count, so no client passes its limit; an honest client is
- * refused early only when others have raised every one of its cells (docs/operations.md gives the
- * odds). The hash seed is random, so nobody can choose addresses that land on a given client's cells.
+ * Count-min sketch with conservative update (Estan and Varghese, SIGCOMM 2002): never below a true
+ * count, so no client passes its limit (odds of early refusals: docs/operations.md). The seed is
+ * random, so nobody can choose addresses that land on a given client's cells.
  */
 export class CountMinSketch {
   private readonly cells: Cells;
   private readonly width: number;
-  /** The largest value a cell holds: one that reaches it counts as over any limit it cannot hold. */
+  /** A cell's largest value: reaching it counts as over any limit the cell cannot hold. */
   private readonly top: number;
   private readonly seed = randomInt(2 ** 32 - 1);
-  /** The cells of the key last hashed, reused: a hit allocates nothing. */
+  /** Reused, so a hit allocates nothing. */
   private readonly at: Uint32Array;
   private atLimit = 0;
 
   constructor(
-    /** The memory of the cells, in bytes. */
     readonly bytes: number,
     readonly rows: number,
     limit: number,
@@ -50,13 +46,12 @@ export class CountMinSketch {
     return count;
   }
 
-  /** `key`'s count, without counting. */
   count(key: string, limit: number): number {
     this.locate(key);
     return this.least(limit);
   }
 
-  /** The share of cells at the limit: a new client is refused at once with about this to the `rows`. */
+  /** Share of cells at the limit: a new client is refused at once with about this to the `rows`. */
   get saturation(): number {
     return this.atLimit / this.cells.length;
   }
@@ -67,7 +62,7 @@ export class CountMinSketch {
     return least === this.top && this.top <= limit ? limit + 1 : least;
   }
 
-  /** Each row's cell for `key`: two 32-bit hashes, row r taking h1 + r * h2 (Kirsch-Mitzenmacher). */
+  /** Two 32-bit hashes, row r taking h1 + r * h2 (Kirsch-Mitzenmacher). */
   private locate(key: string): void {
     let h1 = this.seed ^ 0x811c9dc5;
     let h2 = Math.imul(this.seed, 0x9e3779b1) | 1;

@@ -24,7 +24,7 @@ const UNSUPPORTED_OPTIONS = ['ignoreUserAgents', 'setHeaders', 'ipv6SubnetPrefix
 /** Throttler options honoured through ThrottlerGuard's own flow (below), when given. */
 const FLOW_OPTIONS = ['skipIf', 'getTracker', 'generateKey', 'errorMessage'];
 
-/** ThrottlerGuard's methods a subclass overrides, each called by ThrottlerGuard's flow. */
+/** Overriding any of these moves the guard onto ThrottlerGuard's flow, which calls them. */
 const EXTENSION_POINTS = [
   'shouldSkip',
   'handleRequest',
@@ -45,26 +45,16 @@ const givenOptions = (levels: object[], names: string[]): string[] =>
   );
 
 /**
- * The throttler guard of the daily limit: one throttler whose window is the UTC day, one budget per
- * client across the API (getTracker: the client; generateKey: the tracker alone), counted in the
- * daily counters through DailyLimitPolicy, which writes the contract's headers.
- *
- * With nothing of ThrottlerGuard's overridden, `canActivate` takes its own path: it reads a
- * handler's `@SkipThrottle()` once, not on every request, and makes no promise of its own while
- * the store answers at once (the in-memory store). A subclass that overrides an extension point
- * (EXTENSION_POINTS), or options that ask for one (FLOW_OPTIONS, or the `errorMessage` field),
- * move it onto ThrottlerGuard's own flow, which calls each of them, for the same throttler; the
- * early refusal then stays off (it could not run their code). What it cannot honour stops
- * start-up in one line: the options UNSUPPORTED_OPTIONS, another `headerPrefix`, a storage other
- * than the daily counters, and `@Throttle()` on a route (another limit, window, tracker or key).
+ * The daily limit as a ThrottlerGuard: one throttler over the UTC day, one budget per client across
+ * the API. Its own path skips ThrottlerGuard's flow (no promise per request) unless an override or
+ * option needs it (then no early refusal); what it cannot honour stops start-up.
  */
 @Injectable()
 export class DailyLimitGuard extends ThrottlerGuard {
-  /** Whether a handler (then its class) is skipped: its metadata, read the first time. */
+  /** `@SkipThrottle()` per handler, then class: read once, not on every request. */
   private readonly skips = new Map<object, Map<object, boolean>>();
   /** The one throttler's name ('default'): the key of `@SkipThrottle()` ends with it. */
   private throttlerName = 'default';
-  /** ThrottlerGuard's flow, for an override; else this guard's own path. */
   private throughThrottlerFlow = false;
 
   constructor(
@@ -101,10 +91,8 @@ export class DailyLimitGuard extends ThrottlerGuard {
   }
 
   /**
-   * Admits a request at once (a boolean) when the store counts it at once, and with a promise when
-   * the store asks a server. Nest's guard loop reads a boolean as it is and awaits anything else
-   * twice: a promise on every request cost about 3 % of the throughput on one core (bench/README.md,
-   * "Where the time goes").
+   * A boolean when the store answers at once: Nest awaits anything else twice, and a promise per
+   * request cost about 3 % of the throughput on one core (bench/README.md, "Where the time goes").
    */
   // @ts-expect-error ThrottlerGuard declares a promise; Nest's CanActivate also takes a boolean.
   override canActivate(context: ExecutionContext): boolean | Promise<boolean> {
@@ -115,11 +103,7 @@ export class DailyLimitGuard extends ThrottlerGuard {
     return admitted === undefined ? true : admitted.then(() => true);
   }
 
-  /**
-   * ThrottlerGuard's handleRequest for the daily limit: the tracker and key as given, counted in
-   * the daily counters, the contract's headers (through setResponseHeader), and a refusal through
-   * throwThrottlingException (whose message getErrorMessage gives).
-   */
+  /** Through setResponseHeader and throwThrottlingException, so a subclass's overrides apply. */
   protected override async handleRequest(request: ThrottlerRequest): Promise<boolean> {
     const { context, limit, ttl, throttler, getTracker, generateKey } = request;
     const { req, res } = this.getRequestResponse(context);
@@ -177,7 +161,6 @@ export class DailyLimitGuard extends ThrottlerGuard {
     }
   }
 
-  /** `@Throttle()` on any route that is not skipped stops start-up, every such route named. */
   private refuseMisplacedThrottle(): void {
     const routes = this.discovery
       .getControllers()
@@ -190,7 +173,6 @@ export class DailyLimitGuard extends ThrottlerGuard {
     );
   }
 
-  /** `Controller.handler` of each route of `controller` that `@Throttle()` would limit. */
   private throttledRoutes(controller: Type): string[] {
     const prototype = controller.prototype as Record<string, object>;
     return new MetadataScanner()
@@ -211,7 +193,6 @@ export class DailyLimitGuard extends ThrottlerGuard {
     return Boolean(this.reflector.getAllAndOverride<boolean>(key, targets));
   }
 
-  /** Whether the context's handler and class are skipped, read from their metadata once. */
   private isSkipped(context: ExecutionContext): boolean {
     const handler = context.getHandler();
     const type = context.getClass();

@@ -12,13 +12,9 @@ export interface DailyLimitHealth {
 }
 
 /**
- * The health of the daily counters, decided here only: `ok` while they are where they are
- * configured to be, `degraded` while a Redis-backed instance has fallen back to its own memory (it
- * serves, but lets each client a budget of its own). Readiness means "can serve", so a degraded
- * instance stays ready: a Redis outage must not leave a load balancer without backends. Operators
- * who prefer strict sharing to availability set READINESS_REQUIRES_SHARED_COUNTERS. A clock far
- * from Redis's shows in `dailyLimit.clockOffsetSeconds` and changes neither status nor readiness
- * (RedisClockOffset says why). The counters' gauges are in daily-limit.metrics.ts.
+ * A degraded instance (Redis down, counting in memory) stays ready: a Redis outage must not leave
+ * a load balancer without backends (READINESS_REQUIRES_SHARED_COUNTERS opts out). Clock skew
+ * changes neither status nor readiness (RedisClockOffset says why).
  */
 @Injectable()
 export class DailyLimitHealthIndicator {

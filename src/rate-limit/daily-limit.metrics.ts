@@ -3,13 +3,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { DailyLimitStorage } from './daily-limit.storage';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 
-/**
- * The daily counters' gauges: `daily_limit_store_shared{store}` (1 while every instance shares the
- * counts), `daily_limit_memory_keys{kind}` (today's clients counted exactly in memory) and
- * `daily_limit_overflow_saturation` (how full the sketch past them is), and with Redis
- * `daily_limit_clock_offset_seconds` (this clock against Redis's), read at scrape time: nothing
- * per request.
- */
+/** The daily counters' gauges, read at scrape time: nothing per request. */
 @Injectable()
 export class DailyLimitGauges implements OnModuleInit {
   constructor(

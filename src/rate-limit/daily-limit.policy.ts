@@ -11,27 +11,17 @@ import { rateLimitMessage } from '../common/error-messages';
 import { DailyLimitRecord, DailyLimitStorage } from './daily-limit.storage';
 import { setRateLimitHeaders } from './rate-limit-headers';
 
-/**
- * `"POST /api/depreciate"`: a route as Express matches it, case-insensitive and with or without a
- * trailing slash (its default routing), so every spelling that reaches a handler is refused alike.
- */
+/** As Express matches routes (any case, trailing slash or not): every spelling is refused alike. */
 const routeKey = ({ method, path }: Pick<Request, 'method' | 'path'>): string =>
   `${method} ${expressPath(path)}`;
 
 /**
- * The daily limit, decided in one place: RATE_LIMIT_PER_DAY requests per client per UTC day, one
- * budget per client across the API (docs/contract.md, "Daily limit"). The guard counts through
- * `admit` (or `count`, on ThrottlerGuard's flow); the early refusal answers through `refuseEarly`.
- * Both write the same headers, and the same 429 body through the edge's writer (the guard's by way
- * of the exception filter).
- *
- * The early refusal: once the guard has refused a request on a route, a client already over its
- * limit is answered there before its body is read (no parsing, no routing, no store round trip).
- * It covers routes whose path has no parameters, and only requests keyed by the client address.
+ * The daily limit, decided in one place (docs/contract.md, "Daily limit"). Once the guard refused
+ * a request on a route, `refuseEarly` answers a client over its limit there before its body is
+ * read: only on routes without path parameters, for requests keyed by the client address.
  */
 @Injectable()
 export class DailyLimitPolicy {
-  /** Requests per client per UTC day. */
   readonly limit: number;
   /** The refusal the guard throws; the exception filter writes its body. */
   readonly refusal: ThrottlerException;
@@ -51,26 +41,16 @@ export class DailyLimitPolicy {
   /** Who a request counts against (the throttler's `getTracker`). */
   readonly key = (request: Pick<Request, 'ip' | 'socket'>): string => clientKey(request);
 
-  /**
-   * Counts one hit of `key`: its record, at once or as a promise when the store asks a server;
-   * undefined, not counted, when the request was answered meanwhile.
-   */
   count(
     response: ServerResponse,
     key: string,
   ): DailyLimitRecord | Promise<DailyLimitRecord> | undefined {
-    // Answered by the edge meanwhile (its body broke off): not counted, as any request the HTTP
-    // layer refuses.
+    // Answered by the edge meanwhile (its body broke off): not counted, as HTTP-layer refusals are.
     if (response.writableEnded) return undefined;
     return this.storage.hit(key, this.limit);
   }
 
-  /**
-   * Counts `request` as `key`, writes the rate-limit headers, and throws the refusal when the
-   * client is over its limit (remembering the route for the early refusal). Synchronous when the
-   * store answers at once; a promise when it asks a server. The guard's own path, when nothing of
-   * the throttler's is overridden.
-   */
+  /** Synchronous when the store answers at once: no promise on the hot path. */
   admit(request: Request, response: ServerResponse, key: string): void | Promise<void> {
     const record = this.count(response, key);
     if (record === undefined) return;
@@ -112,7 +92,6 @@ export class DailyLimitPolicy {
     answerError(response, 429, this.refusal.message);
   };
 
-  /** The counted refusal when the store knows at once that the client is over; else undefined. */
   private overLimitNow(request: Request): DailyLimitRecord | undefined {
     try {
       return this.storage.refuseAtOnce(this.key(request), this.limit);

@@ -13,58 +13,40 @@ import {
 import { CountedInstant, DayRollover, secondsUntilReset } from './daily-window';
 
 /**
- * A copy of `key` in one piece. IPv6 keys are built by concatenation ('2001:db8:1:2::' + '/64'),
- * which V8 keeps as a rope of parts; stored flat, a /64 client costs ~108 bytes instead of ~166
- * (bench: npm run bench:memory). Done once per client and day, when its key is first stored.
+ * V8 keeps concatenated keys ('2001:db8:1:2::' + '/64') as ropes; flat, a /64 client costs ~108
+ * bytes instead of ~166 (npm run bench:memory). Done once per client and day.
  */
 const flat = (key: string): string => (key + ' ').slice(0, -1);
 
-/**
- * Rows of the overflow sketch: near the fewest refusals of honest clients for 10 million keys in
- * 128 MiB, and a hit costs one pass over the key and 8 cells (bench: npm run bench:sketch).
- */
+/** Near the fewest honest refusals for 10 million keys in 128 MiB (npm run bench:sketch). */
 const SKETCH_ROWS = 8;
 
-/**
- * What the Redis store asks of this instance's own counts: the day a hit counts in, its fallback
- * while Redis does not answer, and a copy of the shared counts that a fallback goes on from (and
- * that a replaced key starts again from). `now` is the clock's reading the Redis store took for
- * the hit, in ms since the epoch.
- */
+/** These counts as the Redis store uses them; `now` is its clock reading for the hit (ms). */
 export interface DailyLimitFallback {
   /** Clients counted exactly a day (MAX_TRACKED_CLIENTS); the Redis store remembers as many. */
   readonly maxClients: number;
-  /** `now` and the day it counts in: its own, or the latest day counted (time only moves forward). */
+  /** `now` and its day: its own, or the latest day counted (time only moves forward). */
   countedAt(now: number): CountedInstant;
-  /** One hit counted here alone. */
   hit(key: string, limit: number, now: number): DailyLimitRecord;
   /** One hit, the count raised to at least `total` (a shared count), never lowered. */
   raiseTo(key: string, limit: number, total: number, now: number): DailyLimitRecord;
   /** One hit, the count set to `total`: a shared count that went down (an operator's reset). */
   followDown(key: string, limit: number, total: number, now: number): DailyLimitRecord;
-  /** The count of `key` in the Map for the day counted in (0 when it has none). */
   count(key: string, now: number): number;
   /** Whether `key` is counted exactly, in the Map (else in the sketch, which never falls). */
   tracks(key: string, now: number): boolean;
-  /** DailyLimitStorage's `refuseAtOnce`, at `now`. */
   refuseAtOnce(key: string, limit: number, now: number): DailyLimitRecord | undefined;
-  /** Whether UTC day `day` is over here: a later day is counted in (a shared count for it is late). */
+  /** UTC day `day` is over here: a later day is counted in (a shared count for it is late). */
   isPast(day: number): boolean;
 }
 
 /**
- * Today's counters, for a single instance. No timers: the first hit of a new UTC day drops
- * yesterday's counts whole. Counting is synchronous, so a burst of concurrent requests can never
- * pass more than `limit`. The first `maxClients` clients of a day are counted exactly in a Map;
- * past it, new clients are counted in a count-min sketch of fixed memory, each on its own key and
- * never below its true count, so nobody passes the limit and memory stays bounded. Time only moves
- * forward: a clock that steps back behind the day already counted in goes on counting in that day
- * until it catches up (docs/contract.md, "Daily limit"). With Redis, the same counts are the Redis
- * store's `fallback`.
+ * Today's counters for one instance, counted synchronously so a burst never passes `limit`. The
+ * first `maxClients` clients a day go in a Map, later ones in a fixed-memory sketch that never
+ * counts low. No timers: a new UTC day's first hit drops the old counts whole.
  */
 export class MemoryDailyLimitStorage extends DailyLimitStorage {
   private counts = new Map<string, number>();
-  /** Today's counts of the clients past the Map, once it is full. */
   private overflow?: CountMinSketch;
   private readonly days = new DayRollover(() => {
     this.counts = new Map();
@@ -85,7 +67,6 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     this.fallback = this.asFallback();
   }
 
-  /** Counts one hit now, in the latest day counted, and answers at once. */
   hit(key: string, limit: number): DailyLimitRecord {
     return this.add(key, limit, 0, this.clock.now().getTime());
   }
@@ -98,12 +79,10 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     return { store: 'memory', counting: 'memory', shared: false };
   }
 
-  /** Clients counted exactly today (in the Map). */
   get trackedClients(): number {
     return this.counts.size;
   }
 
-  /** The share of the overflow sketch's cells at the limit today (0 until the Map fills). */
   get overflowSaturation(): number {
     return this.overflow?.saturation ?? 0;
   }
@@ -124,11 +103,7 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     };
   }
 
-  /**
-   * Counts one hit at `now`, in the latest day counted. `atLeast` raises the count to a total known
-   * from elsewhere (the Redis store's shared count), so that if this store has to take over, it
-   * goes on from the last count this instance saw rather than from zero.
-   */
+  /** `atLeast`: the shared count, so a fallback goes on from it rather than from zero. */
   private add(key: string, limit: number, atLeast: number, now: number): DailyLimitRecord {
     const reset = secondsUntilReset(now, this.days.reach(now));
     if (!this.inMap(key))
@@ -157,7 +132,6 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     return this.counts.size < this.maxClients || this.counts.has(key);
   }
 
-  /** The day's sketch, made (and logged) on the first client past the Map. */
   private sketch(limit: number): CountMinSketch {
     if (this.overflow) return this.overflow;
     this.logger.warn(

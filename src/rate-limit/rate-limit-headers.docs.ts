@@ -8,7 +8,7 @@ const DRAFT = 'draft-ietf-httpapi-ratelimit-headers-11, structured field';
 const INTEGER = 'integer';
 const TEXT = 'string';
 
-/** Every rate-limit header, in the order rateLimitHeaderValues writes them: its meaning and type. */
+/** In rateLimitHeaderValues' order, Retry-After last (rateLimitHeaderDocs drops it). */
 const DOCUMENTED: ReadonlyArray<readonly [string, string, typeof INTEGER | typeof TEXT]> = [
   [RATE_LIMIT_HEADERS.limit, 'Requests allowed per client per UTC day.', INTEGER],
   [RATE_LIMIT_HEADERS.remaining, 'Requests left today for this client.', INTEGER],
@@ -28,9 +28,8 @@ const exampleValues = (limit: number, refused: boolean) =>
   rateLimitHeaderValues(limit, dailyRecord(refused ? limit + 1 : 1, limit, EXAMPLE_RESET_SECONDS));
 
 /**
- * The headers of a counted answer (`refused`: a 429, with Retry-After), for a route's decorators.
- * Decorators are evaluated before the configuration is read, so the examples, which name the
- * limit, are left to useLimitInHeaderExamples.
+ * Decorators run before the configuration is read, so the examples (which name the limit) are
+ * left to useLimitInHeaderExamples. `refused`: a 429, with Retry-After.
  */
 export function rateLimitHeaderDocs(refused = false): HeadersObject {
   const headers = refused ? DOCUMENTED : DOCUMENTED.slice(0, -1);
@@ -44,7 +43,6 @@ export function rateLimitHeaderDocs(refused = false): HeadersObject {
 
 type DocumentedResponse = { headers?: Record<string, { schema?: { example?: unknown } }> };
 
-/** Writes the example of every rate-limit header the document lists, under the daily `limit`. */
 export function useLimitInHeaderExamples(document: OpenAPIObject, limit: number): void {
   const operations = Object.values(document.paths).flatMap((path) =>
     Object.values(path as Record<string, unknown>),

@@ -5,11 +5,8 @@ import { DailyLimitRecord } from './daily-limit.storage';
 import { DAY_SECONDS } from './daily-window';
 
 /**
- * The rate-limit headers of every counted answer (docs/contract.md, "Rate-limit headers"): the
- * X-RateLimit-* trio, the IETF httpapi draft's pair (draft-ietf-httpapi-ratelimit-headers-11,
- * structured fields), and on a refusal Retry-After. All times are seconds until the next 00:00 UTC.
- * The OpenAPI document (rate-limit-headers.docs.ts) and CORS's exposed headers are built from these
- * names.
+ * Headers of every counted answer (docs/contract.md, "Rate-limit headers"), with the IETF pair of
+ * draft-ietf-httpapi-ratelimit-headers-11. The OpenAPI document and CORS build on these names.
  */
 export const RATE_LIMIT_HEADERS = {
   limit: 'X-RateLimit-Limit',
@@ -20,7 +17,6 @@ export const RATE_LIMIT_HEADERS = {
   retryAfter: 'Retry-After',
 } as const;
 
-/** The header values for `record` under `limit`, in the order they are written. */
 export function rateLimitHeaderValues(
   limit: number,
   record: DailyLimitRecord,
@@ -38,14 +34,14 @@ export function rateLimitHeaderValues(
   return values;
 }
 
-/** Each of them, its name checked once (AnswerHeader), by name. */
+/** Each name checked once here (AnswerHeader), not on every answer. */
 const ANSWER_HEADERS = new Map<string, AnswerHeader>(
   Object.values(RATE_LIMIT_HEADERS).map((name) => [name, new AnswerHeader(name)]),
 );
 
 /**
- * Sets them; numbers are written by decimal(), as Node would write them, but with no cache. Each
- * value is digits, or digits in fixed text, so none is checked again (AnswerHeader.setChecked).
+ * Numbers go through decimal() (as Node writes them, no cache); every value is digits in fixed
+ * text, so none is checked again (AnswerHeader.setChecked).
  */
 export function setRateLimitHeaders(
   response: ServerResponse,

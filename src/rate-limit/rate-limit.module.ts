@@ -36,10 +36,8 @@ function dailyLimitStorage(
 }
 
 /**
- * @nestjs/throttler's options: one unnamed throttler (so a plain `@SkipThrottle()` frees a route),
- * whose window is the UTC day, counted in the daily counters. ThrottlerModule provides the same
- * store under its own token too, so Nest calls the store's lifecycle hooks twice: a store's
- * onModuleInit and onApplicationShutdown start and stop it once, however often they are called.
+ * One unnamed throttler, so a plain `@SkipThrottle()` frees a route. ThrottlerModule provides the
+ * store under its own token too, so Nest calls its lifecycle hooks twice: a store must act once.
  */
 const throttlerOptions = (
   config: ConfigService<Environment, true>,
@@ -49,10 +47,7 @@ const throttlerOptions = (
   storage,
 });
 
-/**
- * The daily counters (DailyLimitStorage, which tests replace with
- * `overrideProvider(DailyLimitStorage)`), apart so that ThrottlerModule's options can use them.
- */
+/** Apart, so that ThrottlerModule's options can use the counters. */
 @Module({
   providers: [
     {
@@ -77,10 +72,8 @@ const throttlerOptions = (
 class DailyLimitStoreModule {}
 
 /**
- * The daily limit, whole: the counters, the policy, ThrottlerModule with their options, the
- * global guard, and the store's health indicator and gauges. The global guard is DailyLimitGuard's
- * provider, so a test or a team replaces it with `overrideProvider(DailyLimitGuard).useClass(…)`.
- * app.setup.ts mounts the policy's early refusal ahead of the body parser.
+ * The daily limit, whole. The global guard is DailyLimitGuard's provider, so a test replaces it
+ * with `overrideProvider(DailyLimitGuard).useClass(…)`.
  */
 @Module({
   imports: [

@@ -4,10 +4,8 @@ import { SkipThrottle, Throttle } from '@nestjs/throttler';
 const PROBE = 'probe';
 
 /**
- * The metadata keys `decorate` writes on a class, each without the throttler name that ends it.
- * @nestjs/throttler declares its keys in throttler.constants, which its index does not export: they
- * are read here, once, from what its own exported decorators write, so they follow the package.
- * throttler-metadata.spec.ts holds them to that file and fails when the package changes it.
+ * Its metadata keys, which @nestjs/throttler does not export: read from what its decorators write,
+ * so they follow the package (throttler-metadata.spec.ts fails if it changes them).
  */
 function keyPrefixes(decorate: ClassDecorator): string[] {
   class Probe {}
@@ -18,10 +16,6 @@ function keyPrefixes(decorate: ClassDecorator): string[] {
 /** `@SkipThrottle()`'s key, followed by a throttler's name ('THROTTLER:SKIP' in 6.7.1). */
 export const SKIP_THROTTLE_KEY = keyPrefixes(SkipThrottle({ [PROBE]: true }))[0];
 
-/**
- * The keys `@Throttle()` writes (a limit, a window, a block duration, a tracker, a key generator),
- * each followed by a throttler's name.
- */
 export const THROTTLE_KEYS: readonly string[] = keyPrefixes(
   Throttle({ [PROBE]: { limit: 1, ttl: 1 } }),
 );

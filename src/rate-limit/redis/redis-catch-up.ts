@@ -11,13 +11,9 @@ import { errorText } from '../../common/error-text';
 const BATCH = 1_000;
 
 /**
- * What the Redis store does before it counts in Redis again: checks that the connection uses the
- * configured database (Redis may refuse it: then never another one), re-adds today's
- * contributions to the keys whose Redis came back empty (RedisIdentityTracker: a restart or a
- * failover, never an operator's DEL), then adds the hits counted alone. Logs what it replaced.
- * Every command touches one key: a Cluster routes each to its slot's primary. "Today" is the day
- * the counting is in (`countedAt`, the memory store's decision), not the clock's: a clock behind
- * the day counted in re-adds to that day's key, with that day's expiry.
+ * Before the store counts in Redis again: the configured database (never another), today's
+ * contributions re-added where Redis came back empty, then the hits counted alone. "Today" is the
+ * day counted in (`countedAt`), not the clock's.
  */
 export class RedisCatchUp {
   private readonly identity: RedisIdentityTracker;
@@ -28,23 +24,19 @@ export class RedisCatchUp {
     private readonly connection: RedisConnection,
     private readonly ledger: RedisContributionLedger,
     private readonly counter: RedisDailyCounter,
-    /** The instant as the store counts it now (DailyLimitFallback's `countedAt`). */
     private readonly countedAt: () => CountedInstant,
     private readonly logger: LoggerService,
   ) {
     this.identity = new RedisIdentityTracker(connection);
   }
 
-  /** Whether Redis refuses the configured database (logged once). */
   get databaseRefused(): boolean {
     return this.refused;
   }
 
   /**
-   * Rejects when the store must go on counting alone; safe to run again. Resolves with whether the
-   * process holding every key was known (IdentityCheck's `known`): if not, a Cluster slot may
-   * still turn out to have come back empty, and a later run re-adds to it. The new process is
-   * recorded only once everything was re-added and added: a run that failed is done again whole.
+   * Rejects when the store must go on counting alone. Safe to run again: the new process is
+   * recorded only once all is added. Resolves false while a Cluster slot's process is unknown.
    */
   async run(): Promise<boolean> {
     await this.selectDatabase();
@@ -94,7 +86,6 @@ export class RedisCatchUp {
     }
   }
 
-  /** Raises this instance's field of each changed key counted today to what it contributed. */
   private async readdToday({ changed, label, everyKey }: IdentityCheck): Promise<void> {
     const at = this.countedAt();
     if (label !== this.announced) {

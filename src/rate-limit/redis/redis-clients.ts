@@ -9,10 +9,7 @@ import {
 import { DAILY_COUNT_LUA } from './redis-daily-count-script';
 import { RedisConnection, RedisEndpoint } from './redis-connection';
 
-/**
- * ioredis, loaded when the first client is made: a service on the in-memory store never loads it
- * (about 50 ms of start-up, measured in a process that has loaded Nest).
- */
+/** Loaded on first use: a service on the in-memory store never pays its ~50 ms of start-up. */
 let ioredis: typeof import('ioredis') | undefined;
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, on purpose
 const loadIoredis = () => (ioredis ??= require('ioredis') as typeof import('ioredis'));
@@ -20,11 +17,8 @@ const loadIoredis = () => (ioredis ??= require('ioredis') as typeof import('iore
 const SCRIPTS = { dailyCount: { lua: DAILY_COUNT_LUA, numberOfKeys: 1 } };
 
 /**
- * Options shared by every topology, so that a request never waits for Redis: no offline queue (a
- * command while disconnected fails at once), a bounded reply time (per command, pipelined or not:
- * REDIS_COMMAND_TIMEOUT_MS), no retried commands. A primary demoted while connected (a failover
- * that kept it alive, a managed endpoint that moved) answers writes with READONLY: the connection
- * is dropped and made again, to whatever is primary now.
+ * So that a request never waits for Redis: no offline queue, a bounded reply time, no retries.
+ * READONLY (a primary demoted while connected) drops the connection to reach the new primary.
  */
 const neverWait = (commandTimeout: number) =>
   ({
@@ -34,13 +28,11 @@ const neverWait = (commandTimeout: number) =>
     reconnectOnError: (error: Error) => error.message.startsWith('READONLY'),
   }) satisfies RedisOptions;
 
-/** Reconnection forever in the background, at most a second apart. */
 const retryStrategy = (attempt: number) => Math.min(attempt * 100, 1_000);
 
 /**
- * One server's connection (directly or found by Sentinel), reconnected forever in the background.
- * The commands of one event-loop turn share one write and one read (automatic pipelining): under
- * load, several requests per round trip, and redis-server spends less than half the CPU per request.
+ * Automatic pipelining: under load, several requests per round trip, and redis-server spends less
+ * than half the CPU per request.
  */
 const oneServer = (commandTimeout: number) =>
   ({
@@ -127,7 +119,6 @@ const TOPOLOGIES: Record<
   },
 };
 
-/** The connection the settings describe: REDIS_URL, the sentinels' primary, or the cluster. */
 export function connectRedis(settings: RedisSettings): RedisConnection {
   const topology = TOPOLOGIES[redisTopology(settings)];
   return new RedisConnection(topology.endpoint(settings), topology.address(settings));

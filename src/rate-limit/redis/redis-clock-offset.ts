@@ -3,12 +3,8 @@ import { performance } from 'node:perf_hooks';
 import type { Clock } from '../../common/clock';
 import type { RedisConnection } from './redis-connection';
 
-/** How often the offset is measured while Redis answers. */
 const CLOCK_CHECK_MS = 30_000;
-/**
- * TIME commands per measurement, one after another; the one with the shortest round trip is kept
- * (as NTP does): a reply that waited behind other work says less about when Redis read its clock.
- */
+/** TIME samples per measurement; the shortest round trip is kept (as NTP does). */
 const SAMPLES = 3;
 
 /** Redis TIME's reply ([seconds, microseconds], as strings) in ms; undefined if it is not one. */
@@ -19,20 +15,13 @@ function timeOf(reply: unknown): number | undefined {
   return seconds * 1000 + micros / 1000;
 }
 
-/** `ms` as signed seconds, to the millisecond (`+3600.012`). */
 const signedSeconds = (ms: number): string =>
   `${ms < 0 ? '-' : '+'}${(Math.abs(ms) / 1000).toFixed(3)}`;
 
 /**
- * How far this instance's clock is from the Redis server's: the one clock every instance sharing
- * that Redis can compare itself with. Each instance names the day by its own clock, so instances
- * whose clocks disagree by s seconds count in different days for s seconds around 00:00 UTC
- * (docs/contract.md, "Daily limit"). Measured at start-up and every CLOCK_CHECK_MS while Redis
- * answers: this clock at the reply, less half the round trip (when Redis most likely read its own),
- * minus Redis's TIME, from the quickest of SAMPLES round trips (right to within half of it). Past
- * `thresholdMs` (REDIS_CLOCK_OFFSET_WARN_MS) it shows in /health and is logged once at warn, and
- * once more when it comes back within. It changes neither the counting nor readiness: the fault,
- * if any, may be Redis's clock, and then every instance would look skewed.
+ * This clock against Redis's, the one every instance shares: clocks s seconds apart count in
+ * different days for s seconds around 00:00 UTC. Shown and logged only: the fault may be Redis's
+ * clock, and then every instance would look skewed.
  */
 export class RedisClockOffset {
   private offsetMs?: number;
@@ -46,7 +35,6 @@ export class RedisClockOffset {
     private readonly logger: LoggerService,
   ) {}
 
-  /** This clock minus Redis's at the last measurement, in ms (undefined before the first). */
   get offset(): number | undefined {
     return this.offsetMs;
   }
@@ -58,7 +46,6 @@ export class RedisClockOffset {
       : undefined;
   }
 
-  /** Measures now, then every CLOCK_CHECK_MS (the timer does not keep the process alive). */
   start(): void {
     void this.measure();
     this.timer ??= setInterval(() => void this.measure(), CLOCK_CHECK_MS).unref();
@@ -68,7 +55,7 @@ export class RedisClockOffset {
     clearInterval(this.timer);
   }
 
-  /** One measurement; nothing when Redis does not answer (the outage is RedisRecovery's to report). */
+  /** Nothing when Redis does not answer: the outage is RedisRecovery's to report. */
   async measure(): Promise<void> {
     let best: { offset: number; roundTrip: number } | undefined;
     for (let i = 0; i < SAMPLES; i++) {
@@ -79,7 +66,6 @@ export class RedisClockOffset {
     if (best !== undefined) this.record(best.offset);
   }
 
-  /** One TIME: the offset it gives and its round trip (ms), or undefined without a usable reply. */
   private async sample() {
     const client = this.connection.client;
     if (client.status !== 'ready') return undefined;

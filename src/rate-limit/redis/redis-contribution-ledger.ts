@@ -4,7 +4,6 @@ import { type CountedInstant, DayRollover } from '../daily-window';
 interface CountedAlone {
   client: string;
   hits: number;
-  /** The UTC day of the key (its expiry follows from it). */
   day: number;
 }
 
@@ -12,13 +11,9 @@ interface CountedAlone {
 export const BLOCKED_RECHECK_MS = 5_000;
 
 /**
- * What this instance contributed to the shared counts today, per client: the hits it added in
- * Redis (its field in the client's key) and those it counted alone, so that it can give them back
- * to a Redis that came back empty. Also the hits counted alone not yet added (by Redis key: an
- * outage may span midnight). Each map holds at most `maxClients` clients (MAX_TRACKED_CLIENTS);
- * a client past that is still counted, only not remembered here. Today's maps go whole at midnight.
- * Every day it is given is the one the memory store decided (DailyLimitFallback's
- * `countedAt`): the latest day counted, also while the clock stands behind it.
+ * This instance's contribution to today's shared counts per client, to give back to a Redis that
+ * came back empty, and the hits counted alone not yet added (by Redis key: an outage may span
+ * midnight). At most `maxClients` clients per map: past that, counted but not remembered.
  */
 export class RedisContributionLedger {
   private own = new Map<string, number>();
@@ -32,22 +27,19 @@ export class RedisContributionLedger {
 
   constructor(readonly maxClients: number) {}
 
-  /** Clients whose contribution is remembered today. */
   get clients(): number {
     return this.own.size;
   }
 
-  /** Hits counted alone not yet added, over every client. */
+  /** Redis keys with hits counted alone not yet added. */
   get pendingClients(): number {
     return this.alone.size;
   }
 
-  /** What this instance contributed on `day` for `client` (0 when it does not know). */
   ownOf(client: string, day: number): number {
     return this.days.isCounted(day) ? (this.own.get(client) ?? 0) : 0;
   }
 
-  /** A hit counted in this instance's memory only: remembered, to be added to Redis later. */
   countAlone(client: string, key: string, day: number): void {
     this.raise(client, this.ownOf(client, day) + 1, day);
     const entry = this.alone.get(key);
@@ -56,9 +48,8 @@ export class RedisContributionLedger {
   }
 
   /**
-   * Redis answered `mine`, this instance's field for `client`. In steady state (no hit counted
-   * alone in flight) a field that did not grow past what this instance knew means the key was
-   * deleted or replaced since: an operator's reset, which the instance follows (answers true).
+   * In steady state, a field that did not grow past what this instance knew means the key was
+   * deleted or replaced: an operator's reset, which the instance follows (answers true).
    */
   confirm(client: string, mine: number, day: number, steady: boolean): boolean {
     const own = this.ownOf(client, day);
@@ -86,10 +77,8 @@ export class RedisContributionLedger {
   }
 
   /**
-   * Today's contributions, `size` at a time, for re-adding them to a Redis that came back empty
-   * (only the keys `include` accepts: in a Cluster, those of the slots that changed process).
-   * Each client's hits counted alone so far are part of its contribution: they leave the
-   * outage list as the client is taken, and only hits counted after it are added again later.
+   * Today's contributions in batches (only keys `include` accepts), to re-add them. A client's hits
+   * counted alone are part of it: they leave the outage list as the client is taken.
    */
   *today(
     day: number,
@@ -112,10 +101,6 @@ export class RedisContributionLedger {
     if (batch.length > 0) yield batch;
   }
 
-  /**
-   * Whether a client refused at once should ask Redis this time: once BLOCKED_RECHECK_MS have
-   * passed since its first refusal at once, or since it last asked.
-   */
   recheckDue(client: string, { now, day }: CountedInstant): boolean {
     if (!this.days.enter(day)) return false;
     const last = this.checked.get(client);

@@ -12,11 +12,8 @@ type CountReply = DailyCount & { reset: boolean };
 const NONE = { own: 0, floor: 0 };
 
 /**
- * Sends this instance's counts to the daily-count script and reads its replies. Every call passes
- * the floor a replaced key starts again from: the higher of what this instance contributed and
- * its memory's count, less the hits being added that are already in both (hits counted alone).
- * `at` is the instant as the memory store counts it (`countedAt`): the day counted in decides
- * the floor, the clock's reading the expiry.
+ * Talks to the daily-count script. Every call passes the floor a replaced key restarts from: the
+ * higher of this instance's contribution and its memory's count, less hits already in both.
  */
 export class RedisDailyCounter {
   private unusableLogged = false;
@@ -30,13 +27,11 @@ export class RedisDailyCounter {
     private readonly logger: LoggerService,
   ) {}
 
-  /** One request's hit, waiting at most the command timeout. */
   hit(client: string, key: string, at: CountedInstant): Promise<unknown> {
     const command = this.send(client, key, 1, 0, 'add', at.day, at);
     return this.connection.withinCommandTimeout(command);
   }
 
-  /** `hits` counted alone on UTC day `day`, added to the key of that day. */
   addAlone(
     client: string,
     key: string,
@@ -47,15 +42,11 @@ export class RedisDailyCounter {
     return this.send(client, key, hits, hits, 'add', day, at);
   }
 
-  /** Raises this instance's field of the day's `key` to what it contributed (idempotent). */
   readd(client: string, key: string, at: CountedInstant): Promise<unknown> {
     return this.send(client, key, 0, 0, 'max', at.day, at);
   }
 
-  /**
-   * A reply for `client`'s key of UTC day `day`, read: the contribution confirmed, a replaced key
-   * logged; undefined if unusable.
-   */
+  /** The contribution confirmed and a replaced key logged; undefined if the reply is unusable. */
   read(
     client: string,
     key: string,
@@ -101,7 +92,6 @@ export class RedisDailyCounter {
     );
   }
 
-  /** What this instance contributed to `client`'s day, and the floor: both less `counted`. */
   private floor(client: string, counted: number, { now, day }: CountedInstant) {
     const own = Math.max(0, this.ledger.ownOf(client, day) - counted);
     return { own, floor: Math.max(own, this.memory.count(client, now) - counted) };

@@ -7,25 +7,16 @@ const runIdOf = (info: string): string | undefined => /run_id:(\w+)/.exec(info)?
 export interface IdentityCheck {
   /** Keys whose server changed (came back empty: a restart or a failover); undefined: none. */
   changed?: (key: string) => boolean;
-  /** The new process(es), for the log. */
   label: string;
-  /** Whether every key changed (one server), not only some slots' keys. */
   everyKey: boolean;
-  /**
-   * Whether the process holding every key is known now. In a Cluster, a slot whose primary did not
-   * answer (dead, or not yet known as a primary after a failover) may still change: until it is
-   * known, what this instance added to it may be missing.
-   */
+  /** In a Cluster, false while a slot's primary is unknown: what was added there may be missing. */
   known: boolean;
   commit(): void;
 }
 
 /**
- * Tells when Redis "came back empty": the process holding a key is not the one that held it at
- * the last check (INFO server's run_id, which a restart or a promoted replica changes, and an
- * operator's DEL does not). One server (directly or through Sentinel): its run_id. A Cluster: the
- * run_id of each slot's primary, asked of that primary, so a failover of one primary re-adds the
- * keys of its slots only. A primary that does not answer keeps the slots' last known process.
+ * Tells when Redis came back empty: INFO's run_id changes on a restart or a promoted replica, not
+ * on an operator's DEL. In a Cluster, per slot's primary, so a failover re-adds its slots only.
  */
 export class RedisIdentityTracker {
   private runId?: string;

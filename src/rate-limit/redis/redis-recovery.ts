@@ -6,19 +6,12 @@ import type { RedisContributionLedger } from './redis-contribution-ledger';
 import type { RedisCountingMode } from './redis-counting-mode';
 import { EvictingRedisError, type RedisServerCheck } from './redis-server-check';
 
-/** While counting alone, how often the store asks Redis whether it is back. */
 const RECOVERY_PROBE_MS = 1_000;
-/** How long start-up waits for Redis before serving with memory counters. */
 const STARTUP_WAIT_MS = 1_000;
 
 /**
- * When the Redis store's counting mode changes. When Redis is unreachable or slow, the instance
- * counts in its own memory (never an error, never a long wait). While alone, it asks Redis every
- * RECOVERY_PROBE_MS whether it is back (and when ioredis reconnects); once it answers, the server
- * check and the catch-up run, and only then does it count in Redis again. A failed command while
- * a Cluster is up is that slot's outage, not the instance's: its clients are counted alone
- * (`partly`) while every other client stays shared, and the probe checks every RECOVERY_PROBE_MS
- * which slots changed primary.
+ * Decides the counting mode's changes. Redis is counted in again only once the server check and
+ * the catch-up have run; a failed command in a Cluster that is up affects that slot only.
  */
 export class RedisRecovery {
   /** The catch-up under way, to count in Redis again or to rejoin every slot (one at a time). */
@@ -41,15 +34,11 @@ export class RedisRecovery {
     client.on('error', (error: Error) => (this.lastError = errorText(error)));
   }
 
-  /**
-   * Sharing every client with no catch-up running and no hit counted alone left: a field that did
-   * not grow past what this instance knew is then an operator's reset.
-   */
+  /** When steady, a field that did not grow past what this instance knew is an operator's reset. */
   get steady(): boolean {
     return this.mode.sharing && this.running === undefined && this.ledger.pendingClients === 0;
   }
 
-  /** A command failed: the whole instance counts alone, or in a Cluster that is up, one slot. */
   failed(error: unknown): void {
     if (this.connection.slotOutage) this.mode.toPartly(errorText(error));
     else this.fallBack(errorText(error));
@@ -96,10 +85,6 @@ export class RedisRecovery {
     }, RECOVERY_PROBE_MS).unref();
   }
 
-  /**
-   * Once Redis answers: the server check and the catch-up (the database, a Redis that came back
-   * empty, what was counted alone), then counting in Redis again. One at a time.
-   */
   private recover(): Promise<void> {
     if (this.mode.inRedis || this.mode.isClosed) return Promise.resolve();
     const generation = this.mode.generation;
@@ -114,10 +99,7 @@ export class RedisRecovery {
     return this.running;
   }
 
-  /**
-   * Counts in Redis again unless a failure overtook the recovery, then adds what was counted alone
-   * meanwhile (under load, new hits would otherwise keep the catch-up from ever ending).
-   */
+  /** Shares first, then adds what was counted meanwhile: else, under load, it would never end. */
   private shareAgain(generation: number): Promise<void> | undefined {
     const line = `Daily counters shared in Redis at ${this.connection.address}`;
     if (!this.mode.toSharing(generation, line)) return;
@@ -130,11 +112,7 @@ export class RedisRecovery {
       .catch((error: unknown) => this.fallBack(errorText(error)));
   }
 
-  /**
-   * In a Cluster counting in Redis: re-adds to slots that changed primary and adds what was
-   * counted alone; once nothing failed meanwhile, nothing is left, and every slot's primary is
-   * known (a slot whose primary just failed over is re-added to first), every client is shared.
-   */
+  /** Back to sharing once nothing failed meanwhile, nothing is pending, every primary known. */
   private rejoin(): Promise<void> {
     if (this.running || this.mode.isClosed) return Promise.resolve();
     const generation = this.mode.generation;

@@ -15,24 +15,15 @@ export class EvictingRedisError extends Error {}
 const isDenied = (error: Error) => isReplyError(error) && error.message.startsWith('NOPERM');
 
 /**
- * What the Redis store checks before it counts in a Redis (at start-up, and each time it comes back
- * to Redis): that no primary may evict keys (`maxmemory-policy noeviction`; every counter has an
- * expiry, so even the volatile-* policies evict them), and that the user may run the store's script
- * (EVAL and EVALSHA on its keys). `run` rejects when the store must count in memory instead, and
- * logs each new finding once. A reply error to CONFIG (a managed Redis that renames or forbids it)
- * is a policy it cannot check: one warning, and the store counts in Redis.
+ * Before counting in a Redis: no primary may evict (every counter has an expiry, so volatile-*
+ * evicts them too), and the user may run the script. A refused CONFIG (a managed Redis) is a
+ * policy it cannot check: one warning, then it counts in Redis.
  */
 export class RedisServerCheck {
-  /** The evicting policies found at the last check (`allkeys-lru`), accepted or not. */
   evictionPolicy?: string;
-  /** Set when the last check found an evicting policy the operator has not accepted. */
   refusal?: string;
-  /** Whether the last check found that the user may not run the script. */
   private denied = false;
-  /**
-   * Set once the instance serves: from then on a refusal is logged and the store counts alone;
-   * before, it stops start-up (the store throws `refusal`) and is not logged twice.
-   */
+  /** Once serving, a refusal is logged and the store counts alone; before, it stops start-up. */
   serving = false;
   private logged = new Set<string>();
 
@@ -42,7 +33,6 @@ export class RedisServerCheck {
     private readonly logger: LoggerService,
   ) {}
 
-  /** Whether the last check keeps the store counting in memory (and has said why). */
   get keepsAlone(): boolean {
     return this.denied || this.refusal !== undefined;
   }
@@ -64,7 +54,6 @@ export class RedisServerCheck {
     throw new EvictingRedisError(this.refusal);
   }
 
-  /** The primary's policy; undefined when it cannot be read (logged once). */
   private async policyOf(node: Redis): Promise<string | undefined> {
     let reply: unknown;
     try {
@@ -84,7 +73,6 @@ export class RedisServerCheck {
     return undefined;
   }
 
-  /** Rejects, logging once, when a primary refuses the user EVAL or EVALSHA on the store's keys. */
   private async checkScript(primaries: Redis[]): Promise<void> {
     const probes = primaries.flatMap((node) => [
       node.call('EVALSHA', NO_SUCH_SCRIPT, 1, PROBE_KEY),
