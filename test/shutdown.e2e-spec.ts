@@ -55,7 +55,8 @@ describe.each(['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR2'] as const)(
     let server: ServerProcess;
 
     beforeEach(async () => {
-      server = await startServer({ LOG_LEVEL: 'info' });
+      // The idle keep-alive connection ends at its timeout (+ 1 s): 1 s rather than 5 s here.
+      server = await startServer({ LOG_LEVEL: 'info', KEEP_ALIVE_TIMEOUT_MS: '1000' });
     }, 30_000);
     afterEach(() => server.kill());
 
