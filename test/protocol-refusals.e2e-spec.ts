@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { INVALID, VALID } from '../src/testing/bodies';
 import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
 import { curlRequests } from '../src/testing/edge-clients';
@@ -47,6 +48,27 @@ describe('codings and versions the service does not speak (built server)', () =>
     expect(refused.headers['x-ratelimit-remaining']).toBeUndefined();
     // Refused before routing, like a 413: the client's budget is whole.
     expect(remaining(await depreciate(server.port, { from }))).toBe(LIMIT - 1);
+  });
+
+  it.each<[string, (body: Buffer) => Buffer]>([
+    ['gzip', gzipSync],
+    ['x-gzip', gzipSync],
+    ['deflate', deflateSync],
+    ['br', brotliCompressSync],
+    ['identity', (body) => body],
+  ])('decodes a body sent as %s and answers it, counted', async (coding, encode) => {
+    const from = nextClient();
+    const body = encode(Buffer.from(JSON.stringify(VALID)));
+    const request =
+      `POST /api/depreciate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+      `Content-Encoding: ${coding}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+    const { received } = await exchange(Buffer.concat([Buffer.from(request), body]), {
+      port: server.port,
+      localAddress: from,
+    });
+    const [answer] = parseResponses(received);
+    expect(answer.status).toBe(200);
+    expect(answer.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 1));
   });
 
   describeWithTools(['curl'], 'with curl', () => {

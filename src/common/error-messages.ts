@@ -1,8 +1,11 @@
 /** The messages of the error table of docs/contract.md. */
 export const INVALID_INPUT_MESSAGE = 'Invalid input parameters';
 export const UNSUPPORTED_MEDIA_TYPE_MESSAGE = 'Content-Type must be application/json';
-export const UNSUPPORTED_CONTENT_ENCODING_MESSAGE =
-  'Content-Encoding must be one of gzip, deflate, br or identity';
+/** The content codings a JSON body may come in (json-body.ts decodes each; `x-gzip` is gzip). */
+export const CONTENT_CODINGS = ['gzip', 'deflate', 'br', 'identity'] as const;
+/** `gzip, deflate, br or identity` */
+export const CONTENT_CODINGS_TEXT = `${CONTENT_CODINGS.slice(0, -1).join(', ')} or ${CONTENT_CODINGS.at(-1)}`;
+export const UNSUPPORTED_CONTENT_ENCODING_MESSAGE = `Content-Encoding must be one of ${CONTENT_CODINGS_TEXT}`;
 export const PAYLOAD_TOO_LARGE_MESSAGE = 'Request body too large';
 export const INTERNAL_ERROR_MESSAGE = 'Internal server error';
 

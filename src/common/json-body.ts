@@ -2,7 +2,7 @@ import { BadRequestException } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerError } from './error-answer';
 import { declaresOver, hasBody } from './request-body';
-import { UNSUPPORTED_CONTENT_ENCODING_MESSAGE } from './error-messages';
+import { CONTENT_CODINGS, UNSUPPORTED_CONTENT_ENCODING_MESSAGE } from './error-messages';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
@@ -100,17 +100,24 @@ function deliver(request: IncomingMessage & { body?: unknown }, bytes: Buffer, n
   next();
 }
 
+type Coding = (typeof CONTENT_CODINGS)[number] | 'x-gzip';
+/** One for each of CONTENT_CODINGS, or it fails to compile; x-gzip is gzip (RFC 9110 §8.4.1.3). */
+const DECODERS: Record<Coding, (() => Transform) | null> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+  identity: null,
+};
+
 /**
  * Undefined for a coding not decoded (a 415). Node joins repeated headers with `, `, so two headers
  * are one stacked value, refused like any list.
  */
 function decoderFor(header: string | undefined): Transform | null | undefined {
   const coding = (header ?? 'identity').trim().toLowerCase();
-  if (coding === 'identity') return null;
-  if (coding === 'gzip' || coding === 'x-gzip') return createGunzip();
-  if (coding === 'deflate') return createInflate();
-  if (coding === 'br') return createBrotliDecompress();
-  return undefined;
+  const decoder = Object.hasOwn(DECODERS, coding) ? DECODERS[coding as Coding] : undefined;
+  return decoder === undefined ? undefined : decoder && decoder();
 }
 
 /** An empty body is `{}`, for validation to refuse; anything but an object or array is a 400. */

@@ -9,7 +9,10 @@ import {
   ApiUnsupportedMediaTypeResponse,
 } from '@nestjs/swagger';
 import { errorResponse } from '../common/error-response.dto';
-import { UNSUPPORTED_CONTENT_ENCODING_MESSAGE } from '../common/error-messages';
+import {
+  CONTENT_CODINGS_TEXT,
+  UNSUPPORTED_CONTENT_ENCODING_MESSAGE,
+} from '../common/error-messages';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard';
 import { BODY_LIMIT_BYTES } from '../common/json-body';
 import { rateLimitHeaderDocs } from '../rate-limit/rate-limit-headers.docs';
@@ -79,7 +82,7 @@ export class DepreciationController {
     ...errorResponse(415),
     description:
       'Content-Type is not application/json: counted, with the rate-limit headers. Or a ' +
-      'Content-Encoding other than gzip, deflate, br or identity, or several stacked: refused ' +
+      `Content-Encoding other than ${CONTENT_CODINGS_TEXT}, or several stacked: refused ` +
       `before counting, no rate-limit headers, message "${UNSUPPORTED_CONTENT_ENCODING_MESSAGE}".`,
     headers: RATE_LIMIT_HEADER_DOCS,
   })
