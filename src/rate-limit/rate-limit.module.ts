@@ -36,18 +36,16 @@ function dailyLimitStorage(
 }
 
 /**
- * One unnamed throttler, so a plain `@SkipThrottle()` frees a route. ThrottlerModule provides the
- * store under its own token too, so Nest calls its lifecycle hooks twice: a store must act once.
+ * One unnamed throttler, so a plain `@SkipThrottle()` frees a route, with the policy's limit and
+ * store. ThrottlerModule provides the store under its own token too, so Nest calls its lifecycle
+ * hooks twice: a store must act once.
  */
-const throttlerOptions = (
-  config: ConfigService<Environment, true>,
-  storage: DailyLimitStorage,
-): ThrottlerModuleOptions => ({
-  throttlers: [{ limit: config.get('RATE_LIMIT_PER_DAY', { infer: true }), ttl: DAY_MS }],
-  storage,
+const throttlerOptions = (policy: DailyLimitPolicy): ThrottlerModuleOptions => ({
+  throttlers: [{ limit: policy.limit, ttl: DAY_MS }],
+  storage: policy.storage,
 });
 
-/** Apart, so that ThrottlerModule's options can use the counters. */
+/** Apart, so that ThrottlerModule's options can use the counters and the policy's limit. */
 @Module({
   providers: [
     {
@@ -66,8 +64,9 @@ const throttlerOptions = (
       inject: [ConfigService, MemoryDailyLimitStorage, Clock],
       useFactory: dailyLimitStorage,
     },
+    DailyLimitPolicy,
   ],
-  exports: [MemoryDailyLimitStorage, DailyLimitStorage],
+  exports: [MemoryDailyLimitStorage, DailyLimitStorage, DailyLimitPolicy],
 })
 class DailyLimitStoreModule {}
 
@@ -82,17 +81,16 @@ class DailyLimitStoreModule {}
     DailyLimitStoreModule,
     ThrottlerModule.forRootAsync({
       imports: [DailyLimitStoreModule],
-      inject: [ConfigService, DailyLimitStorage],
+      inject: [DailyLimitPolicy],
       useFactory: throttlerOptions,
     }),
   ],
   providers: [
-    DailyLimitPolicy,
     DailyLimitGuard,
     { provide: APP_GUARD, useExisting: DailyLimitGuard },
     DailyLimitHealthIndicator,
     DailyLimitGauges,
   ],
-  exports: [DailyLimitPolicy, DailyLimitHealthIndicator],
+  exports: [DailyLimitStoreModule, DailyLimitHealthIndicator],
 })
 export class RateLimitModule {}
