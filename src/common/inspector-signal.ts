@@ -3,15 +3,13 @@
  * Without `--disable-sigusr1`, this JS listener replaces Node's handler (Node 24.21). main.ts
  * imports this first: it must import nothing, or the uncovered start-up window grows.
  */
-let report: (message: string) => void = () => undefined;
+process.on('SIGUSR1', () => undefined);
 
-process.on('SIGUSR1', () =>
-  report(
-    'SIGUSR1 received: ignored (it would open the inspector; start node with --disable-sigusr1)',
-  ),
-);
-
-/** Where the line about a SIGUSR1 goes, once the application's logger is up. */
+/** Says so on each SIGUSR1 from now on, once the application's logger is up. */
 export function reportInspectorSignal(to: (message: string) => void): void {
-  report = to;
+  process.on('SIGUSR1', () =>
+    to(
+      'SIGUSR1 received: ignored (it would open the inspector; start node with --disable-sigusr1)',
+    ),
+  );
 }
