@@ -6,6 +6,7 @@ import { APPLICATION_OPTIONS } from '../src/app.factory';
 import { AppModule } from '../src/app.module';
 import { appObservers, applyHttpSettings, installEdgeFor } from '../src/app.setup';
 import { inOrder } from '../src/common/in-order';
+import { ErrorResponses } from '../src/common/error-responses';
 import { BODY_LIMIT_BYTES, readJsonBody } from '../src/common/json-body';
 import { JsonContentTypeGuard } from '../src/common/json-content-type.guard';
 import { StrictValidationPipe } from '../src/common/strict-validation.pipe';
@@ -125,7 +126,7 @@ export async function assembleVariant(
   const middlewares = [];
   if (!without.has('early-refusal')) middlewares.push(app.get(DailyLimitPolicy).refuseEarly);
   if (!without.has('response-headers')) middlewares.push(responseHeaders(DOCS_PATH));
-  if (!without.has('json-body')) middlewares.push(readJsonBody(BODY_LIMIT_BYTES));
+  if (!without.has('json-body')) middlewares.push(readJsonBody(app.get(ErrorResponses)));
   if (middlewares.length > 0) app.use(inOrder(...middlewares));
   if (without.has('json-body')) app.useBodyParser('json', { limit: BODY_LIMIT_BYTES });
   const limit = app.get(DailyLimitPolicy).limit;

@@ -1,9 +1,11 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AfterRoutes } from './common/after-routes';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { ClockModule } from './common/clock.module';
+import { ErrorResponses } from './common/error-responses';
+import { BODY_LIMIT_BYTES } from './common/json-body';
 import { StrictValidationPipe } from './common/strict-validation.pipe';
 import { configFromEnvironment } from './config/environment';
 import { DepreciationModule } from './depreciation/depreciation.module';
@@ -12,6 +14,28 @@ import { PageModule } from './page/page.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { CORS_ANSWER_HEADERS } from './security/cors.options';
+import { JSON_SECURITY_HEADERS } from './security/security-headers';
+
+/**
+ * The one error writer, global so that every module sends through it: every error response, the
+ * edge's too, carries CORS (a page can read it) and the JSON security set.
+ */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: ErrorResponses,
+      useFactory: () =>
+        new ErrorResponses({
+          headers: [...CORS_ANSWER_HEADERS, ...JSON_SECURITY_HEADERS],
+          bodyLimit: BODY_LIMIT_BYTES,
+        }),
+    },
+  ],
+  exports: [ErrorResponses],
+})
+class ErrorResponsesModule {}
 
 /**
  * The daily limit, validation and the error body are global (APP_*), so they apply to every module
@@ -20,6 +44,7 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: configFromEnvironment }),
+    ErrorResponsesModule,
     ClockModule,
     LoggingModule,
     MetricsModule,

@@ -1,22 +1,21 @@
 import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AfterRoutes } from './common/after-routes';
-import { configureErrorAnswers } from './common/error-answer';
+import { ErrorResponses } from './common/error-responses';
 import { inOrder } from './common/in-order';
 import { ShutdownState } from './common/shutdown-state';
 import { Environment } from './config/environment';
 import type { AnswerObserver } from './common/answer-record';
 import { type EdgeSettings, installEdge } from './edge/edge';
 import { trustProxyTest } from './common/express-internals';
-import { BODY_LIMIT_BYTES, readJsonBody } from './common/json-body';
+import { readJsonBody } from './common/json-body';
 import { AppLogger } from './logging/app-logger';
 import { requestLog } from './logging/request-log';
 import { stdoutWritten } from './logging/stdout-log';
 import { MetricsServer } from './metrics/metrics.server';
 import { MetricsService } from './metrics/metrics.service';
 import { DailyLimitPolicy } from './rate-limit/daily-limit.policy';
-import { CORS_ANSWER_HEADERS } from './security/cors.options';
-import { JSON_SECURITY_HEADERS, responseHeaders } from './security/security-headers';
+import { responseHeaders } from './security/security-headers';
 import { DOCS_PATH, setupSwagger } from './swagger';
 
 type Config = ConfigService<Environment, true>;
@@ -64,7 +63,7 @@ export function installEdgeFor(
     { api: app.getHttpServer(), metrics: app.get(MetricsServer).server },
     {
       ...edgeSettings(config),
-      bodyLimit: BODY_LIMIT_BYTES,
+      errors: app.get(ErrorResponses),
       observers,
       isTrustedProxy: (address) => trusted(address, 0),
       shutDownOnSignals: setup.shutDownOnSignals
@@ -86,11 +85,6 @@ export function applyHttpSettings(app: NestExpressApplication): void {
   app.set('etag', false);
   // Off unless configured: an untrusted peer's X-Forwarded-For must not change req.ip (the client).
   app.set('trust proxy', config.get('TRUST_PROXY', { infer: true }));
-  // Every error answer, the edge's and the application's, carries CORS and the JSON security set.
-  configureErrorAnswers({
-    headers: [...CORS_ANSWER_HEADERS, ...JSON_SECURITY_HEADERS],
-    bodyLimit: BODY_LIMIT_BYTES,
-  });
 }
 
 /** The early refusal runs first; its 429 still gets CORS and security headers (error writer). */
@@ -99,7 +93,7 @@ function useRequestMiddleware(app: NestExpressApplication): void {
     inOrder(
       app.get(DailyLimitPolicy).refuseEarly,
       responseHeaders(DOCS_PATH),
-      readJsonBody(BODY_LIMIT_BYTES),
+      readJsonBody(app.get(ErrorResponses)),
     ),
   );
 }

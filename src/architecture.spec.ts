@@ -75,7 +75,9 @@ describe('the architecture of src/', () => {
       'helpers/../setup-env',
     ]);
     expect(EDGE_IMPORT.test("import { installEdge } from './edge/edge';")).toBe(true);
-    expect(EDGE_IMPORT.test("import { answerError } from '../../edge/answers';")).toBe(true);
+    expect(EDGE_IMPORT.test("import { closeIfBodyStillArriving } from '../../edge/answers';")).toBe(
+      true,
+    );
     expect(SYMBOL_SLOT.test("const KEY = Symbol('key');")).toBe(true);
   });
 });

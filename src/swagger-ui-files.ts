@@ -2,7 +2,7 @@ import { NotFoundException } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { bodyFor } from './common/error-answer';
+import { bodyFor } from './common/error-responses';
 import { asset, LIBRARY_CACHING, OWN_FILE_CACHING, type PageAsset } from './page/page-assets';
 
 const CSS = 'text/css; charset=utf-8';

@@ -1,6 +1,7 @@
 import { ArgumentsHost, BadRequestException, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { AllExceptionsFilter } from './all-exceptions.filter';
+import { ErrorResponses } from './error-responses';
 
 /** What the filter wrote on a response: status, headers and body, as a client would read them. */
 function fakeResponse() {
@@ -30,7 +31,10 @@ describe('AllExceptionsFilter', () => {
   beforeEach(() => {
     ({ response, written } = fakeResponse());
     adapter = { end: jest.fn(), isHeadersSent: jest.fn(() => false) };
-    filter = new AllExceptionsFilter({ httpAdapter: adapter } as unknown as HttpAdapterHost);
+    filter = new AllExceptionsFilter(
+      { httpAdapter: adapter } as unknown as HttpAdapterHost,
+      new ErrorResponses({ headers: [], bodyLimit: 8_192 }),
+    );
     logError = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
   });
 

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { ServerResponse } from 'node:http';
-import { answerError } from './error-answer';
+import { ErrorResponses } from './error-responses';
 import { toErrorBody } from './error-body';
 import { loggedError } from './error-text';
 import type { IdentifiedRequest } from './request-id';
@@ -35,7 +35,10 @@ function errorBodyFor(exception: unknown, request: RoutedRequest) {
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('ExceptionsHandler');
 
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly errors: ErrorResponses,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -56,6 +59,6 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return;
     }
     // The same bytes as the edge's own refusals.
-    answerError(response as ServerResponse, statusCode, message);
+    this.errors.send(response as ServerResponse, statusCode, message);
   }
 }

@@ -79,40 +79,10 @@ export function toErrorBody(exception: unknown): ErrorBody & { expected: boolean
   };
 }
 
-/**
- * A string, not a Buffer: Node writes a head and a string body in one write, a Buffer body in a
- * second chunk (a writev), which costs the 429 path more than the body itself.
- */
-interface ErrorAnswerBody {
-  text: string;
-  byteLength: number;
-}
-
-/** By status and message: refusals repeat (a client over its limit, 429s). */
-const BODIES = new Map<number, Map<string, ErrorAnswerBody>>();
-/** A 404's body, which names its path, is never kept. */
-const MAX_KEPT_BODIES = 64;
-let keptBodies = 0;
-
 /** As every writer sends it and the OpenAPI document shows it. */
 export function errorBody(status: number, message?: string): ErrorBody {
   const { statusCode, message: sent } = toErrorBody(
     new HttpException(message ?? STATUS_CODES[status] ?? '', status),
   );
   return { statusCode, message: sent };
-}
-
-export function errorAnswerBody(status: number, message?: string): ErrorAnswerBody {
-  const kept = BODIES.get(status)?.get(message ?? '');
-  if (kept !== undefined) return kept;
-  const text = JSON.stringify(errorBody(status, message));
-  const made = { text, byteLength: Buffer.byteLength(text) };
-  if (status !== 404 && keptBodies < MAX_KEPT_BODIES) {
-    let byMessage = BODIES.get(status);
-    if (byMessage === undefined)
-      BODIES.set(status, (byMessage = new Map<string, ErrorAnswerBody>()));
-    byMessage.set(message ?? '', made);
-    keptBodies += 1;
-  }
-  return made;
 }

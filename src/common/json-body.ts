@@ -1,6 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { answerError } from './error-answer';
+import type { ErrorResponses } from './error-responses';
 import { declaresOver, hasBody } from './request-body';
 import { CONTENT_CODINGS, UNSUPPORTED_CONTENT_ENCODING_MESSAGE } from './error-messages';
 import type { Readable, Transform } from 'node:stream';
@@ -33,28 +33,30 @@ type Next = (error?: unknown) => void;
  * as it passes `limit`, not when the client is done. `100 Continue` is sent only here, so a refusal
  * made on the headers (413, an early 429) reaches a client that waits for it.
  */
-export function readJsonBody(limit: number) {
+export function readJsonBody(errors: ErrorResponses) {
+  const limit = errors.settings.bodyLimit;
   return (request: IncomingMessage & { body?: unknown }, response: ServerResponse, next: Next) => {
     if (!hasBody(request)) return next();
-    if (declaresOver(request, limit)) return answerError(response, 413);
+    if (declaresOver(request, limit)) return errors.send(response, 413);
     if (!isJsonRequest(request)) return next();
     const decoder = decoderFor(request.headers['content-encoding']);
     if (decoder === undefined) {
-      return answerError(response, 415, UNSUPPORTED_CONTENT_ENCODING_MESSAGE);
+      return errors.send(response, 415, UNSUPPORTED_CONTENT_ENCODING_MESSAGE);
     }
     const expect = request.headers.expect;
     if (expect !== undefined && CONTINUE.test(expect)) response.writeContinue();
-    readUpTo(limit, request, decoder, response, next);
+    readUpTo(errors, request, decoder, response, next);
   };
 }
 
 function readUpTo(
-  limit: number,
+  errors: ErrorResponses,
   request: IncomingMessage & { body?: unknown },
   decoder: Transform | null,
   response: ServerResponse,
   next: Next,
 ): void {
+  const limit = errors.settings.bodyLimit;
   const source: Readable = decoder === null ? request : request.pipe(decoder);
   const chunks: Buffer[] = [];
   let size = 0;
@@ -74,7 +76,7 @@ function readUpTo(
       return;
     }
     stop();
-    answerError(response, 413);
+    errors.send(response, 413);
   };
   const onEnd = () => {
     stop();

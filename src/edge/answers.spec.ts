@@ -3,6 +3,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { installEdge } from './edge';
 import { listenOnLoopback } from '../testing/http';
+import { ErrorResponses } from '../common/error-responses';
 
 const LIMITS = {
   maxConnections: 100,
@@ -31,7 +32,7 @@ describe('closeIfShutdownStillSays', () => {
       limits: LIMITS,
       lingering: { timeMs: 1_000, timeoutMs: 500 },
       shutdown: { timeoutMs: 1_000, drainDelayMs: 0 },
-      bodyLimit: 8_192,
+      errors: new ErrorResponses({ headers: [], bodyLimit: 8_192 }),
       observers: [],
       isTrustedProxy: () => false,
     },

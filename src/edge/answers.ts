@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { type Connection, connectionOf, markClosing } from './connection';
-import { answerCloses } from '../common/error-answer';
+import { responseCloses } from '../common/error-responses';
 import { beforeHead } from '../common/node-internals';
 
 /**
  * Makes any answer, a 2xx too, close its connection if the body is still arriving past the limit
- * as its head goes out (answerCloses): else Node reads and drops the rest to keep the connection,
+ * as its head goes out (responseCloses): else Node reads and drops the rest to keep the connection,
  * however long (an endless chunked body: gigabytes). Says whether the body is still arriving so.
  */
 export function closeIfBodyStillArriving(
@@ -14,9 +14,9 @@ export function closeIfBodyStillArriving(
   response: ServerResponse,
   bodyLimit: number,
 ): boolean {
-  if (!answerCloses(request, bodyLimit)) return false;
+  if (!responseCloses(request, bodyLimit)) return false;
   beforeHead(response, () => {
-    if (response.headersSent || !answerCloses(request, bodyLimit)) return;
+    if (response.headersSent || !responseCloses(request, bodyLimit)) return;
     response.setHeader('Connection', 'close');
     markClosing(request.socket);
   });

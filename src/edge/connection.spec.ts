@@ -6,6 +6,7 @@ import { runInNewContext } from 'node:vm';
 import { Connection, connectionHolds, connectionOf, type EdgeContext } from './connection';
 import { installEdge } from './edge';
 import { listenOnLoopback } from '../testing/http';
+import { ErrorResponses } from '../common/error-responses';
 
 const LIMITS = {
   maxConnections: 100,
@@ -32,7 +33,7 @@ describe('connectionHolds and the requests waiting', () => {
       limits: LIMITS,
       lingering: { timeMs: 1_000, timeoutMs: 500 },
       shutdown: { timeoutMs: 1_000, drainDelayMs: 0 },
-      bodyLimit: 8_192,
+      errors: new ErrorResponses({ headers: [], bodyLimit: 8_192 }),
       observers: [],
       isTrustedProxy: () => false,
     },

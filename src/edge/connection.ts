@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { AnswerObserver } from '../common/answer-record';
+import type { ErrorResponses } from '../common/error-responses';
 import type { CapPlace, ConnectionCap } from './connection-limits';
 import { detachParser, parseNoFurtherRequests } from '../common/node-internals';
 import type { LingeringBounds } from './lingering-close';
@@ -8,8 +9,8 @@ import type { LingeringBounds } from './lingering-close';
 export interface EdgeContext {
   observers: AnswerObserver[];
   lingering: LingeringBounds;
-  /** A refusal keeps the connection only when what is left of the body is within it. */
-  bodyLimit: number;
+  /** The error writer; its body limit bounds what a refusal reads of a body still arriving. */
+  errors: ErrorResponses;
   /** For the shutdown's sweep. */
   connections: Set<Socket>;
   cap: ConnectionCap;

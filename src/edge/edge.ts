@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { type AnswerObserver, answerRecord } from '../common/answer-record';
-import { answerError, onClosingAnswer } from '../common/error-answer';
+import type { ErrorResponses } from '../common/error-responses';
 import { OVER_CONNECTION_CAP_MESSAGE } from '../common/error-messages';
 import { type IdentifiedRequest, identifyRequest } from '../common/request-id';
 import { closeIfBodyStillArriving, closeIfShutdownStillSays } from './answers';
@@ -28,7 +28,7 @@ export interface EdgeSettings {
 }
 
 interface EdgeOptions extends EdgeSettings {
-  bodyLimit: number;
+  errors: ErrorResponses;
   observers: AnswerObserver[];
   /** Proxies TRUST_PROXY trusts: exempt from the public server's per-client connection cap. */
   isTrustedProxy: (address: string) => boolean;
@@ -50,8 +50,8 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void;
  * only for requests the edge admits. No proxy is trusted on the metrics server.
  */
 export function installEdge(servers: EdgeServers, options: EdgeOptions): Edge {
-  // An error answer that closes its connection: what the client pipelined after it is not handled.
-  onClosingAnswer(markClosing);
+  // An error response that closes its connection: what the client pipelined after it is not handled.
+  options.errors.onClosing = markClosing;
   const edge = putBehindEdge(servers.api, options, options.isTrustedProxy);
   if (servers.metrics) putBehindEdge(servers.metrics, options, () => false);
   if (options.shutDownOnSignals) {
@@ -65,10 +65,10 @@ function putBehindEdge(
   options: EdgeOptions,
   isTrustedProxy: (address: string) => boolean,
 ): Edge {
-  const { limits, observers, bodyLimit } = options;
-  const lingering: LingeringBounds = { ...options.lingering, bytes: bodyLimit };
+  const { limits, observers, errors } = options;
+  const lingering: LingeringBounds = { ...options.lingering, bytes: errors.settings.bodyLimit };
   const cap = new ConnectionCap(limits, isTrustedProxy);
-  const context: EdgeContext = { observers, lingering, bodyLimit, connections: new Set(), cap };
+  const context: EdgeContext = { observers, lingering, errors, connections: new Set(), cap };
   const edge: Edge = { server, connections: context.connections, lingering, closeAnswers: false };
   applyLimits(server, limits);
   server.on('connection', (socket: Socket) => {
@@ -135,6 +135,7 @@ function answerWhatNodeRefuses(server: Server): void {
 
 function admitRequests(server: Server, edge: Edge, context: EdgeContext, depth: number): void {
   const handlers = server.listeners('request') as Handler[];
+  const bodyLimit = context.errors.settings.bodyLimit;
   server.removeAllListeners('request');
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const connection = connectionOf(request.socket) ?? new Connection(request.socket, context);
@@ -148,7 +149,7 @@ function admitRequests(server: Server, edge: Edge, context: EdgeContext, depth: 
     toOriginForm(request);
     identifyRequest(request, response);
     response.on('close', answered);
-    const arriving = closeIfBodyStillArriving(request, response, context.bodyLimit);
+    const arriving = closeIfBodyStillArriving(request, response, bodyLimit);
     if (edge.closeAnswers) closeIfShutdownStillSays(edge, connection, request, response);
     if (refused(request, response, connection)) return;
     if (
@@ -188,19 +189,20 @@ function refused(
   response: ServerResponse,
   connection: Connection,
 ): boolean {
+  const { errors } = connection.context;
   if (connection.overCap()) {
-    answerError(response, 503, OVER_CONNECTION_CAP_MESSAGE, OVER_CAP_HEADERS, true);
+    errors.send(response, 503, OVER_CONNECTION_CAP_MESSAGE, OVER_CAP_HEADERS, true);
   } else if (!isHttp1(request)) {
     // Node's parser takes HTTP/0.9 (a request line without a version) and HTTP/2.0 as requests;
     // the edge speaks 1.0 and 1.1 only (RFC 9110 §15.6.6), and closes after saying so.
-    answerError(response, 505, undefined, {}, true);
+    errors.send(response, 505, undefined, {}, true);
   } else if (
     hostLines(request) > 1 ||
     (request.headers.host === undefined && request.httpVersion === '1.1')
   ) {
     // More than one Host line, or none in HTTP/1.1, is malformed (RFC 9112 §3.2): a 400 with our
     // body. Node keeps the first of several Host lines in `headers`, so they are counted raw.
-    answerError(response, 400);
+    errors.send(response, 400);
   } else return false;
   return true;
 }

@@ -2,9 +2,8 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { METHODS, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { answerRecord, pathOf } from '../common/answer-record';
-import { answerError, bodyFor, type HeaderTarget, setErrorHeaders } from '../common/error-answer';
+import { bodyFor, type HeaderTarget } from '../common/error-responses';
 import { type Connection, connectionOf } from './connection';
-import { errorAnswerBody } from '../common/error-body';
 import { responseOn } from '../common/node-internals';
 import { lingeringClose } from './lingering-close';
 import { REQUEST_ID_HEADER, requestIdFrom } from '../common/request-id';
@@ -60,7 +59,7 @@ function requestLineOf(answer: SocketAnswer): { method: string; url: string } {
 
 /**
  * An error answer where no response object exists (Node's parser refused, a header timeout, a
- * silent connection over the cap): written on the socket as answerError would, logged and counted
+ * silent connection over the cap): written on the socket as ErrorResponses.send would, logged and counted
  * here. Requests pipelined before it are answered first.
  */
 export function answerOnSocket(socket: Socket, status: number, answer: SocketAnswer = {}): void {
@@ -70,8 +69,9 @@ export function answerOnSocket(socket: Socket, status: number, answer: SocketAns
   const inFlight = responseOn(socket);
   if (inFlight && !inFlight.req.complete) {
     // The request whose body was arriving takes the answer; one it already has closes by itself.
-    if (!inFlight.headersSent) answerError(inFlight, status, answer.message, answer.headers, true);
-    else if (!inFlight.writableEnded || connection?.closing !== true) socket.destroy();
+    if (!inFlight.headersSent && connection) {
+      connection.context.errors.send(inFlight, status, answer.message, answer.headers, true);
+    } else if (!inFlight.writableEnded || connection?.closing !== true) socket.destroy();
     return;
   }
   if (connection === undefined) {
@@ -99,10 +99,10 @@ function writeOnSocket(connection: Connection, status: number, answer: SocketAns
     return;
   }
   const request = { ...requestLineOf(answer), socket, id: requestIdFrom(undefined) };
-  const body = errorAnswerBody(status, answer.message);
+  const body = context.errors.body(status, answer.message);
   const head = new HeadLines(status);
   head.setHeader(REQUEST_ID_HEADER, request.id);
-  setErrorHeaders(head, answer.headers ?? {}, true, body.byteLength);
+  context.errors.setHeaders(head, answer.headers ?? {}, true, body.byteLength);
   socket.write(head.toString() + (bodyFor(request.method, body.text) ?? ''));
   lingeringClose(socket, context.lingering);
   const record = answerRecord(request, status, true, 0);

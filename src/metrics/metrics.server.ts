@@ -5,7 +5,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import type { AddressInfo } from 'node:net';
 import { explainListenError } from '../common/listen-error';
 import { pathOf } from '../common/answer-record';
-import { answerError, bodyFor } from '../common/error-answer';
+import { bodyFor, ErrorResponses } from '../common/error-responses';
 import { loggedError } from '../common/error-text';
 import { Environment } from '../config/environment';
 import { MetricsService } from './metrics.service';
@@ -28,11 +28,12 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
   constructor(
     private readonly metrics: MetricsService,
     private readonly config: ConfigService<Environment, true>,
+    private readonly errors: ErrorResponses,
   ) {
     this.server = createServer((request, response) => {
       this.answer(request, response).catch((error: unknown) => {
         this.logger.error(loggedError(error));
-        if (!response.headersSent) answerError(response, 500);
+        if (!response.headersSent) this.errors.send(response, 500);
         else response.end();
       });
     });
@@ -63,7 +64,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
   private async answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = pathOf(request.url ?? '');
     if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
-      answerError(response, 404);
+      this.errors.send(response, 404);
       return;
     }
     (request as IncomingMessage & { route?: unknown }).route = METRICS_ROUTE;

@@ -6,6 +6,9 @@ import { Environment } from '../config/environment';
 import { DailyLimitPolicy } from './daily-limit.policy';
 import type { DailyLimitStorage } from './daily-limit.storage';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
+import { ErrorResponses } from '../common/error-responses';
+
+const ERROR_SETTINGS = { headers: [], bodyLimit: 8_192 };
 
 const clock = new SettableClock('2026-11-21T12:00:00.000Z');
 const CLIENT = '203.0.113.5';
@@ -58,7 +61,7 @@ describe('DailyLimitPolicy', () => {
 
   beforeEach(() => {
     storage = new MemoryDailyLimitStorage(clock);
-    policy = new DailyLimitPolicy(config(1), storage);
+    policy = new DailyLimitPolicy(config(1), storage, new ErrorResponses(ERROR_SETTINGS));
   });
 
   it('admits the limit, with headers, then throws the refusal with Retry-After', async () => {

@@ -4,7 +4,7 @@ import { ThrottlerException } from '@nestjs/throttler';
 import type { NextFunction, Request, Response } from 'express';
 import type { ServerResponse } from 'node:http';
 import { Environment } from '../config/environment';
-import { answerError } from '../common/error-answer';
+import { ErrorResponses } from '../common/error-responses';
 import { clientKey } from '../common/client-key';
 import { expressPath } from '../common/express-path';
 import { rateLimitMessage } from '../common/error-messages';
@@ -32,6 +32,7 @@ export class DailyLimitPolicy {
     config: ConfigService<Environment, true>,
     /** The daily counters; the guard checks that the throttler counts in them too. */
     readonly storage: DailyLimitStorage,
+    private readonly errors: ErrorResponses,
   ) {
     this.limit = config.get('RATE_LIMIT_PER_DAY', { infer: true });
     const message = rateLimitMessage(this.limit);
@@ -88,8 +89,8 @@ export class DailyLimitPolicy {
     request.route = route;
     setRateLimitHeaders(response, this.limit, record);
     // A body still arriving is not read: a small declared one is dropped and the connection kept,
-    // anything else gets `Connection: close` and a lingering close (answerError).
-    answerError(response, 429, this.refusal.message);
+    // anything else gets `Connection: close` and a lingering close (ErrorResponses.send).
+    this.errors.send(response, 429, this.refusal.message);
   };
 
   private overLimitNow(request: Request): DailyLimitRecord | undefined {

@@ -1,0 +1,99 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { errorBody, JSON_CONTENT_TYPE } from './error-body';
+import { declaresOver, hasBody } from './request-body';
+
+/** No body in a response to HEAD (RFC 9110 §9.3.2). */
+export const bodyFor = <T>(method: string | undefined, body: T): T | undefined =>
+  method === 'HEAD' ? undefined : body;
+
+/**
+ * The client may still be sending a body the server will not read, unless the rest is declared and
+ * small enough for Node to read and drop (`req._dump()`), keeping the connection.
+ */
+export function responseCloses(request: IncomingMessage, bodyLimit: number): boolean {
+  if (request.complete || !hasBody(request)) return false;
+  return declaresOver(request, bodyLimit) || request.headers['transfer-encoding'] !== undefined;
+}
+
+/** A response, or the header lines of a response written on a socket. */
+export interface HeaderTarget {
+  hasHeader(name: string): boolean;
+  setHeader(name: string, value: number | string | readonly string[]): unknown;
+}
+
+/**
+ * A string, not a Buffer: Node writes a head and a string body in one write, a Buffer body in a
+ * second chunk (a writev), which costs the 429 path more than the body itself.
+ */
+interface ErrorBodyText {
+  text: string;
+  byteLength: number;
+}
+
+export interface ErrorResponseSettings {
+  /** CORS (so a page can read the response) and the JSON security set. */
+  headers: ReadonlyArray<readonly [string, string]>;
+  /** A refusal keeps the connection only when what is left of the body is within it. */
+  bodyLimit: number;
+}
+
+/** Refusals repeat (a client over its limit): bodies are kept, but never a 404's (it names a path). */
+const MAX_KEPT_BODIES = 64;
+
+/**
+ * The one writer of error responses (docs/contract.md, "Errors"), one per application: Nest's
+ * filter, the middlewares and the edge all send through it. A response sent while the body may
+ * still arrive closes with a lingering close, so the client reads it rather than a reset.
+ */
+export class ErrorResponses {
+  /** The edge's hook: nothing pipelined after a response that closes is handled. */
+  onClosing: (socket: Socket) => void = () => undefined;
+  private readonly bodies = new Map<string, ErrorBodyText>();
+
+  constructor(readonly settings: ErrorResponseSettings) {}
+
+  /** Sends `{statusCode, message}`; a response already sent is left as it is. */
+  send(
+    response: ServerResponse,
+    status: number,
+    message?: string,
+    headers: OutgoingHttpHeaders = {},
+    close = false,
+  ): void {
+    if (response.headersSent || response.writableEnded) return;
+    const closes = close || responseCloses(response.req, this.settings.bodyLimit);
+    if (closes && response.socket) this.onClosing(response.socket);
+    const body = this.body(status, message);
+    this.setHeaders(response, headers, closes, body.byteLength);
+    response.statusCode = status;
+    response.end(bodyFor(response.req.method, body.text));
+  }
+
+  setHeaders(
+    target: HeaderTarget,
+    headers: OutgoingHttpHeaders,
+    close: boolean,
+    bodyLength: number,
+  ): void {
+    for (const [name, value] of this.settings.headers) {
+      if (!target.hasHeader(name)) target.setHeader(name, value);
+    }
+    for (const [name, value] of Object.entries(headers)) {
+      if (value !== undefined) target.setHeader(name, value);
+    }
+    if (close) target.setHeader('Connection', 'close');
+    target.setHeader('Content-Type', JSON_CONTENT_TYPE);
+    target.setHeader('Content-Length', bodyLength);
+  }
+
+  body(status: number, message?: string): ErrorBodyText {
+    const key = `${status} ${message ?? ''}`;
+    const kept = this.bodies.get(key);
+    if (kept !== undefined) return kept;
+    const text = JSON.stringify(errorBody(status, message));
+    const made = { text, byteLength: Buffer.byteLength(text) };
+    if (status !== 404 && this.bodies.size < MAX_KEPT_BODIES) this.bodies.set(key, made);
+    return made;
+  }
+}
