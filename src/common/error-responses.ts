@@ -1,7 +1,15 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorBody, JSON_CONTENT_TYPE } from './error-body';
-import { declaresOver, hasBody } from './request-body';
+
+/** Whether a request declares a body at all (RFC 9112 §6.3: a length or a transfer coding). */
+export const hasBody = (request: IncomingMessage): boolean =>
+  request.headers['transfer-encoding'] !== undefined ||
+  (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
+
+/** Whether `request` declares a Content-Length over `limit` (one whose body is refused unread). */
+export const declaresOver = (request: IncomingMessage, limit: number): boolean =>
+  Number(request.headers['content-length']) > limit;
 
 /** No body in a response to HEAD (RFC 9110 §9.3.2). */
 export const bodyFor = <T>(method: string | undefined, body: T): T | undefined =>

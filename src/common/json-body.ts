@@ -1,7 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ErrorResponses } from './error-responses';
-import { declaresOver, hasBody } from './request-body';
+import { declaresOver, type ErrorResponses, hasBody } from './error-responses';
 import { CONTENT_CODINGS, UNSUPPORTED_CONTENT_ENCODING_MESSAGE } from './error-messages';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';

@@ -14,6 +14,19 @@ const nestedBody = (levels: number): Record<string, unknown> => {
 describe('StrictValidationPipe', () => {
   afterEach(() => jest.restoreAllMocks());
 
+  it("takes a body its type's ValidationPrecheck accepts without class-validator, else validates", async () => {
+    const validate = jest.spyOn(ValidationPipe.prototype, 'transform');
+    const pipe = new StrictValidationPipe();
+    const valid = { purchaseYear: 2020, purchasePrice: 25000, vehicleType: 'sedan' };
+    await expect(pipe.transform(valid, metadata)).resolves.toBe(valid);
+    expect(validate).not.toHaveBeenCalled();
+    // What the precheck does not accept goes to class-validator, the authority on refusals.
+    await expect(pipe.transform({ ...valid, purchasePrice: -1 }, metadata)).rejects.toThrow(
+      BadRequestException,
+    );
+    expect(validate).toHaveBeenCalledTimes(1);
+  });
+
   it(`validates a body of ${MAX_BODY_DEPTH} levels, refuses one more outright`, async () => {
     const validate = jest.spyOn(ValidationPipe.prototype, 'transform');
     const pipe = new StrictValidationPipe();

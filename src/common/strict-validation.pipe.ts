@@ -1,5 +1,21 @@
-import { ArgumentMetadata, BadRequestException, Injectable, ValidationPipe } from '@nestjs/common';
-import { precheckOf } from './validation-precheck';
+import {
+  ArgumentMetadata,
+  BadRequestException,
+  Injectable,
+  SetMetadata,
+  ValidationPipe,
+} from '@nestjs/common';
+
+/** A fast test of a request body: true only for bodies the class-validator rules accept. */
+type Precheck = (body: Record<string, unknown>) => boolean;
+const PRECHECK = 'validation-precheck';
+
+/**
+ * A body the precheck accepts skips class-transformer and class-validator (the hot path's largest
+ * cost); the decorators stay the authority on refusals, which a property test must show.
+ */
+export const ValidationPrecheck = (precheck: Precheck): ClassDecorator =>
+  SetMetadata(PRECHECK, precheck);
 
 /** Deeper bodies are refused outright: class-transformer recurses once per level. */
 export const MAX_BODY_DEPTH = 32;
@@ -44,7 +60,9 @@ export class StrictValidationPipe extends ValidationPipe {
       if (!isPlainObject(value) || hasSkippedKey(value)) {
         throw new BadRequestException();
       }
-      if (metadata.metatype && precheckOf(metadata.metatype)?.(value)) return value;
+      const { metatype } = metadata;
+      const precheck = metatype && (Reflect.getOwnMetadata(PRECHECK, metatype) as Precheck);
+      if (precheck && precheck(value)) return value;
       if (nestsDeeperThan(value, MAX_BODY_DEPTH)) throw new BadRequestException();
     }
     return super.transform(value, metadata) as Promise<unknown>;

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsIn, IsInt, IsNumber, Max, Min, ValidateIf } from 'class-validator';
-import { ValidationPrecheck } from '../../common/validation-precheck';
+import { ValidationPrecheck } from '../../common/strict-validation.pipe';
 import { VEHICLE_TYPES, type VehicleType } from '../vehicle-type';
 
 export const MIN_PURCHASE_YEAR = 1900;
