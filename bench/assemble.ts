@@ -4,18 +4,19 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { APPLICATION_OPTIONS } from '../src/app.factory';
 import { AppModule } from '../src/app.module';
-import { appObservers, applyHttpSettings, installEdgeFor } from '../src/app.setup';
+import {
+  appObservers,
+  applyHttpSettings,
+  installEdgeFor,
+  requestMiddlewares,
+  serveDocs,
+} from '../src/app.setup';
 import { inOrder } from '../src/common/in-order';
-import { ErrorResponses } from '../src/common/error-responses';
-import { BODY_LIMIT_BYTES, readJsonBody } from '../src/common/json-body';
+import { BODY_LIMIT_BYTES } from '../src/common/json-body';
 import { JsonContentTypeGuard } from '../src/common/json-content-type.guard';
 import { StrictValidationPipe } from '../src/common/strict-validation.pipe';
 import { DepreciationController } from '../src/depreciation/depreciation.controller';
-import { DailyLimitPolicy } from '../src/rate-limit/daily-limit.policy';
 import { DailyLimitGuard } from '../src/rate-limit/daily-limit.guard';
-import { DOCS_PATH, setupSwagger } from '../src/swagger';
-import { AfterRoutes } from '../src/common/after-routes';
-import { responseHeaders } from '../src/security/security-headers';
 
 /**
  * What the service adds to a bare Nest route on every request, by name: the bench's variants
@@ -123,14 +124,12 @@ export async function assembleVariant(
   applyHttpSettings(app);
   edgeOf(app, without);
   // One layer, as configureApp mounts them (inOrder); Nest's parser, for `json-body`, after it.
-  const middlewares = [];
-  if (!without.has('early-refusal')) middlewares.push(app.get(DailyLimitPolicy).refuseEarly);
-  if (!without.has('response-headers')) middlewares.push(responseHeaders(DOCS_PATH));
-  if (!without.has('json-body')) middlewares.push(readJsonBody(app.get(ErrorResponses)));
+  const middlewares = Object.entries(requestMiddlewares(app))
+    .filter(([name]) => !without.has(name as Addition))
+    .map(([, middleware]) => middleware);
   if (middlewares.length > 0) app.use(inOrder(...middlewares));
   if (without.has('json-body')) app.useBodyParser('json', { limit: BODY_LIMIT_BYTES });
-  const limit = app.get(DailyLimitPolicy).limit;
-  app.get(AfterRoutes).add(() => setupSwagger(app, limit));
+  serveDocs(app);
   if (without.size > 0) leaveOutEnhancers(app, without);
   return app;
 }

@@ -87,15 +87,20 @@ export function applyHttpSettings(app: NestExpressApplication): void {
   app.set('trust proxy', config.get('TRUST_PROXY', { infer: true }));
 }
 
-/** The early refusal runs first; its 429 still gets CORS and security headers (error writer). */
-function useRequestMiddleware(app: NestExpressApplication): void {
-  app.use(
-    inOrder(
-      app.get(DailyLimitPolicy).refuseEarly,
-      responseHeaders(DOCS_PATH),
-      readJsonBody(app.get(ErrorResponses)),
-    ),
-  );
+/**
+ * The request middlewares by name, in the order they run as one Express layer (inOrder): the early
+ * refusal first, whose 429 still gets CORS and the security headers from the error writer.
+ */
+export const requestMiddlewares = (app: NestExpressApplication) => ({
+  'early-refusal': app.get(DailyLimitPolicy).refuseEarly,
+  'response-headers': responseHeaders(DOCS_PATH),
+  'json-body': readJsonBody(app.get(ErrorResponses)),
+});
+
+/** After the API's routes (AfterRoutes): an API request never tests a route of the docs. */
+export function serveDocs(app: NestExpressApplication): void {
+  const limit = app.get(DailyLimitPolicy).limit;
+  app.get(AfterRoutes).add(() => setupSwagger(app, limit));
 }
 
 /** The bench assembles its variants from these same steps (bench/assemble.ts). */
@@ -105,9 +110,7 @@ export function configureApp(
 ): NestExpressApplication {
   applyHttpSettings(app);
   installEdgeFor(app, setup);
-  useRequestMiddleware(app);
-  // After the API's routes (AfterRoutes): an API request never tests a route of the docs.
-  const limit = app.get(DailyLimitPolicy).limit;
-  app.get(AfterRoutes).add(() => setupSwagger(app, limit));
+  app.use(inOrder(...Object.values(requestMiddlewares(app))));
+  serveDocs(app);
   return app;
 }
