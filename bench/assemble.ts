@@ -1,8 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { GUARDS_METADATA } from '@nestjs/common/constants';
-import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { APPLICATION_OPTIONS } from '../src/app.factory';
+import { createNestApp } from '../src/app.factory';
 import { AppModule } from '../src/app.module';
 import {
   appObservers,
@@ -120,7 +119,7 @@ function edgeOf(app: NestExpressApplication, without: ReadonlySet<Addition>): vo
 export async function assembleVariant(
   without: ReadonlySet<Addition>,
 ): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, APPLICATION_OPTIONS);
+  const app = await createNestApp(AppModule);
   applyHttpSettings(app);
   edgeOf(app, without);
   // One layer, as configureApp mounts them (inOrder); Nest's parser, for `json-body`, after it.

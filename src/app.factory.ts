@@ -1,6 +1,7 @@
 import { INestApplication, NestApplicationOptions, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
+import { createServer } from 'node:http';
 import { AppModule } from './app.module';
 import { type AppSetup, configureApp } from './app.setup';
 
@@ -15,10 +16,28 @@ export const APPLICATION_OPTIONS: NestApplicationOptions = {
   abortOnError: false,
 };
 
+/**
+ * Nest's Express adapter, its HTTP server made with Node's public option `requireHostHeader: false`
+ * (Nest's own passes none): the edge answers a request without Host itself, with the error body.
+ */
+class ExpressEdgeAdapter extends ExpressAdapter {
+  override initHttpServer(options: NestApplicationOptions): void {
+    if (options.httpsOptions) return super.initHttpServer(options);
+    this.httpServer = createServer({ requireHostHeader: false }, this.getInstance());
+  }
+}
+
 /** The testing module of an e2e test. */
 interface ApplicationSource {
-  createNestApplication<T extends INestApplication>(options?: NestApplicationOptions): T;
+  createNestApplication<T extends INestApplication>(
+    adapter: ExpressAdapter,
+    options?: NestApplicationOptions,
+  ): T;
 }
+
+/** A Nest application of `module` as production makes it: main.ts, the bench's variants. */
+export const createNestApp = (module: Type<unknown>): Promise<NestExpressApplication> =>
+  NestFactory.create<NestExpressApplication>(module, new ExpressEdgeAdapter(), APPLICATION_OPTIONS);
 
 /** Shared by main.ts and the e2e tests (via a testing module): tests run what production runs. */
 export async function createApp(
@@ -27,7 +46,10 @@ export async function createApp(
 ): Promise<NestExpressApplication> {
   const app =
     typeof source === 'function'
-      ? await NestFactory.create<NestExpressApplication>(source, APPLICATION_OPTIONS)
-      : source.createNestApplication<NestExpressApplication>(APPLICATION_OPTIONS);
+      ? await createNestApp(source)
+      : source.createNestApplication<NestExpressApplication>(
+          new ExpressEdgeAdapter(),
+          APPLICATION_OPTIONS,
+        );
   return configureApp(app, setup);
 }

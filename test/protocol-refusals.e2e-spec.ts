@@ -177,6 +177,15 @@ describe('the request target and its Host lines (built server)', () => {
     expect(remaining(await depreciate(server.port, { from }))).toBe(LIMIT - 1);
   });
 
+  it('answers HTTP/1.1 without Host with the 400 body on both ports, not Node’s bare 400', async () => {
+    const request = 'GET /health/live HTTP/1.1\r\nConnection: close\r\n\r\n';
+    for (const port of [server.port, server.metricsPort]) {
+      const answers = await rawAnswers(port, request);
+      expect([port, answers.map(({ status }) => status)]).toEqual([port, [400]]);
+      expect(JSON.parse(answers[0].body.toString())).toEqual(INVALID);
+    }
+  });
+
   it('serves one Host line as before', async () => {
     const answers = await rawAnswers(server.port, DEPRECIATE_HEAD('Host: a.example\r\n'));
     expect(answers.map(({ status }) => status)).toEqual([200]);

@@ -4,7 +4,6 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import { connect, type Socket } from 'node:net';
 import {
   AnswerHeader,
-  acceptRequestsWithoutHost,
   beforeHead,
   CHECKED_ON,
   checkTimeoutsEvery,
@@ -88,13 +87,6 @@ describe(`The internals of Node ${CHECKED_ON.node}`, () => {
   it('`_httpMessage`: the response being written on a socket', async () => {
     const { at } = await sent(GET);
     expect(responseOn(at.request.socket)).toBe(at.response);
-  });
-
-  it('`requireHostHeader`: a request without Host reaches the handler', async () => {
-    acceptRequestsWithoutHost(server);
-    const { at } = await sent('GET / HTTP/1.1\r\n\r\n');
-    expect(at.request.headers.host).toBeUndefined();
-    expect(() => acceptRequestsWithoutHost({} as Server)).toThrow('`requireHostHeader`');
   });
 
   it('`connectionsCheckingInterval`: a number Node keeps on the server', () => {

@@ -18,7 +18,10 @@ type Internal = Socket & {
   _httpMessage?: ServerResponse | null;
 };
 
-/** Nest creates the server, so its createServer-only options are set on it before it listens. */
+/**
+ * Nest's adapter creates the server before the configuration is read, so an option only
+ * createServer takes and that depends on it is set on the server before it listens.
+ */
 function setOwn(server: Server, name: string, type: string, value: unknown): void {
   const own = server as unknown as Record<string, unknown>;
   if (typeof own[name] !== type) {
@@ -26,10 +29,6 @@ function setOwn(server: Server, name: string, type: string, value: unknown): voi
   }
   own[name] = value;
 }
-
-/** Private `requireHostHeader` (see setOwn): else Node answers a missing Host with a bare 400. */
-export const acceptRequestsWithoutHost = (server: Server): void =>
-  setOwn(server, 'requireHostHeader', 'boolean', false);
 
 /** Private `connectionsCheckingInterval` (see setOwn): how often Node checks the timeouts. */
 export const checkTimeoutsEvery = (server: Server, ms: number): void =>

@@ -9,7 +9,7 @@ import { closeIfBodyStillArriving, closeIfShutdownStillSays } from './answers';
 import { answerClientError } from './client-error';
 import { Connection, connectionOf, type EdgeContext, markClosing } from './connection';
 import { ConnectionCap, type ConnectionLimits, connectionCeiling } from './connection-limits';
-import { acceptRequestsWithoutHost, checkTimeoutsEvery } from '../common/node-internals';
+import { checkTimeoutsEvery } from '../common/node-internals';
 import { type LingeringBounds, lingerOnClose, lingeringClose } from './lingering-close';
 import {
   type Edge,
@@ -125,8 +125,6 @@ function applyLimits(server: Server, limits: ConnectionLimits): void {
 
 function answerWhatNodeRefuses(server: Server): void {
   server.on('clientError', answerClientError);
-  // Node's own bare 400 for a request without Host is replaced by the edge's (refused).
-  acceptRequestsWithoutHost(server);
   // No `100 Continue` before the headers are judged: the body reader sends it when it reads.
   server.on('checkContinue', (request, response) => server.emit('request', request, response));
   // An `Expect` other than 100-continue is ignored, as RFC 9110 §10.1.1 allows, not a bare 417.

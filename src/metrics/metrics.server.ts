@@ -30,7 +30,8 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
     private readonly config: ConfigService<Environment, true>,
     private readonly errors: ErrorResponses,
   ) {
-    this.server = createServer((request, response) => {
+    // The edge answers a request without Host itself (Node's own answer is a bare 400).
+    this.server = createServer({ requireHostHeader: false }, (request, response) => {
       this.answer(request, response).catch((error: unknown) => {
         this.logger.error(loggedError(error));
         if (!response.headersSent) this.errors.send(response, 500);
