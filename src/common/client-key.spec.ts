@@ -51,16 +51,13 @@ describe('clientAddress', () => {
     ['unknown', '127.0.0.9', '127.0.0.9'],
     [undefined, '127.0.0.9', '127.0.0.9'],
     [undefined, undefined, undefined],
-  ])('resolves %p (socket %p) as %p, once per request', (ip, socket, address) => {
-    const incoming = request(ip, socket);
-    expect(clientAddress(incoming)).toBe(address);
-    Object.assign(incoming, { ip: '192.0.2.1' });
-    expect(clientAddress(incoming)).toBe(address);
+  ])('resolves %p (socket %p) as %p', (ip, socket, address) => {
+    expect(clientAddress(request(ip, socket))).toBe(address);
   });
 });
 
 describe('resolving the client of the request being handled', () => {
-  it('reads req.ip once for the requests asked about in turn, and right for each when they interleave', () => {
+  it('reads req.ip once an ask, and is right for each request when they interleave', () => {
     let reads = 0;
     const counted = (ip: string) => ({
       socket: { remoteAddress: '127.0.0.9' } as Parameters<typeof clientKey>[0]['socket'],
@@ -75,7 +72,7 @@ describe('resolving the client of the request being handled', () => {
       '10.0.0.1',
       '10.0.0.1',
     ]);
-    expect(reads).toBe(1);
+    expect(reads).toBe(3);
     expect([clientKey(b), clientAddress(a), clientKey(b)]).toEqual([
       '2001:db8:1:2::/64',
       '10.0.0.1',
