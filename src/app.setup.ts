@@ -11,7 +11,6 @@ import { trustProxyTest } from './common/express-internals';
 import { readJsonBody } from './common/json-body';
 import { AppLogger } from './logging/app-logger';
 import { requestLog } from './logging/request-log';
-import { stdoutWritten } from './logging/stdout-log';
 import { MetricsServer } from './metrics/metrics.server';
 import { MetricsService } from './metrics/metrics.service';
 import { DailyLimitPolicy } from './rate-limit/daily-limit.policy';
@@ -70,7 +69,7 @@ export function installEdgeFor(
         ? {
             onSignal: () => (app.get(ShutdownState).draining = true),
             close: () => app.close(),
-            flushed: () => stdoutWritten(),
+            flushed: () => app.get(AppLogger).flushed(),
           }
         : undefined,
     },

@@ -9,7 +9,7 @@ import { StartupRefusal } from './common/startup-refusal';
 import { Environment, InvalidConfigurationError } from './config/environment';
 import { errorText } from './common/error-text';
 import { EvictingRedisError } from './rate-limit/redis/redis-server-check';
-import { stdoutWritten } from './logging/stdout-log';
+import { stdoutDrained } from './logging/stdout-log';
 
 async function bootstrap(): Promise<void> {
   const app = await createApp(AppModule, { shutDownOnSignals: true });
@@ -36,6 +36,6 @@ bootstrap().catch(async (error: unknown) => {
     error instanceof StartupRefusal;
   console.error(bad ? error.message : `Failed to start: ${errorText(error, 'stack')}`);
   // The log's lines (written before the failure) are not lost to the exit.
-  await stdoutWritten();
+  await stdoutDrained();
   process.exit(1);
 });

@@ -92,6 +92,12 @@ export class AppLogger implements LoggerService {
     this.bindings = `,${JSON.stringify(format.base).slice(1, -1)}`;
   }
 
+  /** Before an exit: resolves once stdout has taken every line, or its bound has passed. */
+  flushed(): Promise<void> {
+    const destination = this.format.destination;
+    return destination instanceof StdoutLog ? destination.written() : Promise.resolve();
+  }
+
   /**
    * Writes a line as `pino[level](fields, msg)` would, from `fields` already written as JSON
    * (`"a":1,"b":"x"`) and a `msg` that needs no escaping: the request log's one line per answer,

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { StdoutLog, stdoutWritten } from './stdout-log';
+import { StdoutLog } from './stdout-log';
 
 /** A stdout whose reader has stalled until `release()`: every write waits for it. */
 function stalledOutput() {
@@ -94,15 +94,21 @@ describe('StdoutLog', () => {
     log.write('0123456789');
     log.write('0123456789');
     const started = Date.now();
-    await stdoutWritten(50, out);
+    await log.written(50);
     expect(Date.now() - started).toBeGreaterThanOrEqual(45);
     expect(out.writableLength).toBe(20);
-    const flushed = stdoutWritten(10_000, out);
+    const flushed = log.written(10_000);
     release();
     await new Promise((resolve) => setImmediate(resolve));
     release();
     await flushed;
     expect(out.writableLength).toBe(0);
+  });
+
+  it("takes its output's errors with one listener, however many logs write there", () => {
+    const { out } = stalledOutput();
+    for (let i = 0; i < 3; i += 1) new StdoutLog(1_000, undefined, out);
+    expect(out.listenerCount('error')).toBe(1);
   });
 
   describe('request lines held for the end of the turn (writeSoon)', () => {
@@ -137,11 +143,24 @@ describe('StdoutLog', () => {
       expect(written).toEqual(['012345678\n'.repeat(3)]);
     });
 
-    it('writes what it holds when an exit waits for stdout (stdoutWritten)', async () => {
+    it('writes what it holds at an exit that does not wait (a crash), and only while it holds', async () => {
+      const { out, written } = stalledOutput();
+      const log = new StdoutLog(1_000, undefined, out);
+      const before = process.listenerCount('exit');
+      log.writeSoon('held\n');
+      expect(process.listenerCount('exit')).toBe(before + 1);
+      process.listeners('exit').at(-1)?.call(process, 0);
+      expect(written).toEqual(['held\n']);
+      expect(process.listenerCount('exit')).toBe(before);
+      await turn();
+      expect(written).toEqual(['held\n']);
+    });
+
+    it('writes what it holds when an exit waits for stdout (written)', async () => {
       const { out, written, release } = stalledOutput();
       const log = new StdoutLog(1_000, undefined, out);
       log.writeSoon('last\n');
-      const flushed = stdoutWritten(10_000, out);
+      const flushed = log.written(10_000);
       expect(written).toEqual(['last\n']);
       release();
       await flushed;
