@@ -12,7 +12,7 @@ import {
 } from '../src/app.setup';
 import { inOrder } from '../src/common/in-order';
 import { BODY_LIMIT_BYTES } from '../src/common/json-body';
-import { JsonContentTypeGuard } from '../src/common/json-content-type.guard';
+import { JsonContentTypeGuard } from '../src/common/json-body';
 import { StrictValidationPipe } from '../src/common/strict-validation.pipe';
 import { DepreciationController } from '../src/depreciation/depreciation.controller';
 import { DailyLimitGuard } from '../src/rate-limit/daily-limit.guard';

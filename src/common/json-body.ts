@@ -1,4 +1,11 @@
-import { BadRequestException } from '@nestjs/common';
+import {
+  BadRequestException,
+  CanActivate,
+  ExecutionContext,
+  Injectable,
+  UnsupportedMediaTypeException,
+} from '@nestjs/common';
+import type { Request } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { declaresOver, type ErrorResponses, hasBody } from './error-responses';
 import { CONTENT_CODINGS, UNSUPPORTED_CONTENT_ENCODING_MESSAGE } from './error-messages';
@@ -24,6 +31,18 @@ export function isJsonContentType(header: string | undefined): boolean {
 /** Asked at most twice per request (the body reader, the guard): recomputed, as cheap as a memo. */
 export const isJsonRequest = (request: IncomingMessage): boolean =>
   isJsonContentType(request.headers['content-type']);
+
+/** A route guard, so a 415 comes after the daily limit (counted) and before validation. */
+@Injectable()
+export class JsonContentTypeGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<Request>();
+    if (!isJsonRequest(request)) {
+      throw new UnsupportedMediaTypeException();
+    }
+    return true;
+  }
+}
 
 type Next = (error?: unknown) => void;
 

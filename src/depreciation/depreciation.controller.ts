@@ -13,7 +13,7 @@ import {
   CONTENT_CODINGS_TEXT,
   UNSUPPORTED_CONTENT_ENCODING_MESSAGE,
 } from '../common/error-messages';
-import { JsonContentTypeGuard } from '../common/json-content-type.guard';
+import { JsonContentTypeGuard } from '../common/json-body';
 import { BODY_LIMIT_BYTES } from '../common/json-body';
 import { rateLimitHeaderDocs } from '../rate-limit/rate-limit-headers.docs';
 import { DepreciationService } from './depreciation.service';

@@ -7,7 +7,7 @@ import type {
 } from './dto/depreciation-response.dto';
 import { percentOf, roundHalfAwayFromZero, toCents, toUsd } from './money';
 import { centsAt, entryOf, projectionOf } from './projection';
-import type { DepreciationStrategy, Usage } from './strategies/depreciation-strategy';
+import type { DepreciationStrategy, Usage } from './strategies/strategies';
 import { STRATEGIES } from './strategies/strategies';
 
 @Injectable()

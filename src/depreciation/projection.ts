@@ -1,6 +1,6 @@
 import type { YearlyEntryDto as YearlyEntry } from './dto/depreciation-response.dto';
 import { percentOf, roundHalfAwayFromZero, toUsd } from './money';
-import type { DepreciationStrategy, Usage } from './strategies/depreciation-strategy';
+import type { DepreciationStrategy, Usage } from './strategies/strategies';
 
 export const centsAt = (
   strategy: DepreciationStrategy,

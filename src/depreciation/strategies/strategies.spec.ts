@@ -1,8 +1,6 @@
 import { VEHICLE_TYPES, VehicleType } from '../vehicle-type';
-import { DecliningBalanceStrategy } from './declining-balance.strategy';
-import { MileageAdjustedStrategy } from './mileage-adjusted.strategy';
 import { FREEZE_AGE, MAX_MILEAGE_PENALTY, RATES } from './rates';
-import { STRATEGIES } from './strategies';
+import { DecliningBalanceStrategy, MileageAdjustedStrategy, STRATEGIES } from './strategies';
 
 const usage = (ownedYears: number, currentMileage = 0) => ({ ownedYears, currentMileage });
 

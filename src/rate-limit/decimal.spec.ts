@@ -1,4 +1,4 @@
-import { decimal } from './decimal';
+import { decimal } from './rate-limit-headers';
 
 describe('decimal', () => {
   it.each([

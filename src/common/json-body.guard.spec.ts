@@ -1,7 +1,7 @@
 import { ExecutionContext, UnsupportedMediaTypeException } from '@nestjs/common';
 import { errorBodyOf } from '../testing/error-body-of';
 import { isJsonContentType } from './json-body';
-import { JsonContentTypeGuard } from './json-content-type.guard';
+import { JsonContentTypeGuard } from './json-body';
 
 describe('JSON content type', () => {
   it.each([
