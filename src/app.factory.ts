@@ -9,7 +9,7 @@ import { type AppSetup, configureApp } from './app.setup';
  * Nest's body parser is off because configureApp mounts its own after the early refusal; logs wait
  * for the JSON logger; a start-up failure is rejected for main.ts to report, not exited by Nest.
  */
-export const APPLICATION_OPTIONS: NestApplicationOptions = {
+const APPLICATION_OPTIONS: NestApplicationOptions = {
   bodyParser: false,
   bufferLogs: true,
   autoFlushLogs: false,

@@ -39,7 +39,7 @@ interface ErrorBodyText {
   byteLength: number;
 }
 
-export interface ErrorResponseSettings {
+interface ErrorResponseSettings {
   /** CORS (so a page can read the response) and the JSON security set. */
   headers: ReadonlyArray<readonly [string, string]>;
   /** A refusal keeps the connection only when what is left of the body is within it. */

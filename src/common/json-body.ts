@@ -29,7 +29,7 @@ export function isJsonContentType(header: string | undefined): boolean {
 }
 
 /** Asked at most twice per request (the body reader, the guard): recomputed, as cheap as a memo. */
-export const isJsonRequest = (request: IncomingMessage): boolean =>
+const isJsonRequest = (request: IncomingMessage): boolean =>
   isJsonContentType(request.headers['content-type']);
 
 /** A route guard, so a 415 comes after the daily limit (counted) and before validation. */
