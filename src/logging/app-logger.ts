@@ -27,23 +27,13 @@ function isoTimeEachMillisecond(): () => string {
   };
 }
 
-/**
- * What every line of the process starts with and where it goes, shared by pino and by the request
- * log's plain writer (AppLogger.line), so both write the same line without reading pino's private
- * state: the base fields (pino's own default, set here explicitly), the time, the destination.
- */
+/** Shared by pino and AppLogger.line, so both write the same line without pino's private state. */
 interface JsonLineFormat {
   base: { pid: number; hostname: string };
   time: () => string;
   destination: DestinationStream;
 }
 
-/**
- * The process's JSON lines: `{"level":"info","time":"<ISO>","pid":…,"hostname":…, …,"msg":…}` on
- * `destination`: stdout through StdoutLog, which hands each line to the kernel at once while the
- * reader keeps up and never makes the service wait for a reader that does not (docs/operations.md,
- * "Logs").
- */
 function createRootLogger(level: AppLogLevel, format: JsonLineFormat): Logger {
   return pino(
     {
@@ -65,7 +55,6 @@ function isFields(value: unknown): value is Fields {
   return prototype === Object.prototype || prototype === null;
 }
 
-/** A stack trace: a line, then `    at …` lines. */
 const looksLikeStack = (text: string): boolean => /\n\s+at /.test(text);
 
 /** The Error Nest describes by its message and stack (`logger.error(message, stack)`). */
@@ -76,10 +65,8 @@ function errorOf(message: string, stack: string): Error {
 }
 
 /**
- * Nest's LoggerService over one pino logger, so Nest's own lines, the application's and the
- * request lines share one JSON stream. It takes Nest's calling conventions: the context last (a
- * `new Logger('Context')` appends it), an error's stack after its message; an Error as the message
- * is logged as `err`; an object as the message adds its fields to the line (`{ reqId, err, msg }`).
+ * Nest's LoggerService over one pino logger: Nest's, the application's and the request lines in one
+ * JSON stream. Nest's conventions: the context last, an error's stack after its message.
  */
 export class AppLogger implements LoggerService {
   /** `,"pid":…,"hostname":…`, as pino writes the base after the time. */
@@ -99,10 +86,8 @@ export class AppLogger implements LoggerService {
   }
 
   /**
-   * Writes a line as `pino[level](fields, msg)` would, from `fields` already written as JSON
-   * (`"a":1,"b":"x"`) and a `msg` that needs no escaping: the request log's one line per answer,
-   * with no object built for it. Checked byte for byte against pino's own (request-log.spec.ts).
-   * On stdout it may wait for the end of the event loop's turn (StdoutLog.writeSoon).
+   * The request log's line as `pino[level](fields, msg)` writes it (request-log.spec.ts checks each
+   * byte), from fields already JSON: no object built per answer.
    */
   line(level: 'info' | 'warn' | 'error', fields: string, msg: string): void {
     const head = `{"level":"${level}"${this.format.time()}${this.bindings}`;
@@ -164,10 +149,7 @@ export class AppLogger implements LoggerService {
   }
 }
 
-/**
- * Creates the application's logger at `level`, on stdout with the default buffer unless a
- * destination is given (LoggingModule gives stdout with LOG_BUFFER_BYTES; tests read the lines).
- */
+/** On stdout with the default buffer unless a destination is given (tests read the lines). */
 export function createAppLogger(
   level: AppLogLevel,
   destination: DestinationStream = new StdoutLog(DEFAULT_LOG_BUFFER_BYTES),
