@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { ErrorResponses } from './error-responses';
 import { toErrorBody } from './error-body';
 import { loggedError } from './error-text';
-import type { IdentifiedRequest } from './request-id';
+import type { IdentifiedRequest } from './answer-record';
 
 type RoutedRequest = IdentifiedRequest & { originalUrl?: string };
 

@@ -1,6 +1,7 @@
 /**
- * Every undocumented Express property the service uses, each for lack of a public API. Checked on
- * Express 5.3.0 and its router 2.x; express-internals.spec.ts checks each one.
+ * What the service must know of Express: how its routing matches a path (expressPath), and every
+ * undocumented property the service uses, each for lack of a public API. Checked on Express 5.3.0
+ * and its router 2.x; express-internals.spec.ts checks each property.
  */
 export const EXPRESS_CHECKED_ON = '5.3.0';
 
@@ -30,3 +31,9 @@ export const trustProxyTestOf = (request: {
 /** Undocumented `methods._all`, set by `route.all()`: no public API tells such a route apart. */
 export const takesEveryMethod = (methods: Partial<Record<string, boolean>>): boolean =>
   methods._all === true;
+
+/** As Express's default routing matches paths (`strict`, `caseSensitive` off): all must agree. */
+export function expressPath(path: string): string {
+  const bare = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return bare.toLowerCase();
+}

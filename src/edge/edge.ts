@@ -1,10 +1,14 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { type AnswerObserver, answerRecord } from '../common/answer-record';
+import {
+  type AnswerObserver,
+  answerRecord,
+  type IdentifiedRequest,
+  identifyRequest,
+} from '../common/answer-record';
 import type { ErrorResponses } from '../common/error-responses';
 import { OVER_CONNECTION_CAP_MESSAGE } from '../common/error-messages';
-import { type IdentifiedRequest, identifyRequest } from '../common/request-id';
 import { closeIfBodyStillArriving, closeIfShutdownStillSays } from './answers';
 import { answerClientError } from './client-error';
 import { Connection, connectionOf, type EdgeContext, markClosing } from './connection';

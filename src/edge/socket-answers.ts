@@ -1,12 +1,11 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { METHODS, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { answerRecord, pathOf } from '../common/answer-record';
+import { answerRecord, pathOf, REQUEST_ID_HEADER, requestIdFrom } from '../common/answer-record';
 import { bodyFor, type HeaderTarget } from '../common/error-responses';
 import { type Connection, connectionOf } from './connection';
 import { responseOn } from '../common/node-internals';
 import { lingeringClose } from './lingering-close';
-import { REQUEST_ID_HEADER, requestIdFrom } from '../common/request-id';
 
 interface SocketAnswer {
   /** The read in which Node's parser refused a request, for the request line the log names. */

@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { Environment } from '../config/environment';
 import { ErrorResponses } from '../common/error-responses';
 import { clientKey } from '../common/client-key';
-import { expressPath } from '../common/express-path';
+import { expressPath } from '../common/express-internals';
 import { rateLimitMessage } from '../common/error-messages';
 import { DailyLimitRecord, DailyLimitStorage } from './daily-limit.storage';
 import { setRateLimitHeaders } from './rate-limit-headers';

@@ -1,4 +1,4 @@
-import { REQUEST_ID_HEADER } from '../common/request-id';
+import { REQUEST_ID_HEADER } from '../common/answer-record';
 import { RATE_LIMIT_HEADERS } from '../rate-limit/rate-limit-headers';
 
 type Headers = ReadonlyArray<readonly [string, string]>;

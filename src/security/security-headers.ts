@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet, { contentSecurityPolicy } from 'helmet';
 import { pathOf } from '../common/answer-record';
-import { expressPath } from '../common/express-path';
+import { expressPath } from '../common/express-internals';
 import { fixedHeaders, setFixedHeaders } from '../common/node-internals';
 import { ASSETS_PATH, PAGE_PATH } from '../page/page.controller';
 import { CORS_ANSWER_HEADERS, CORS_PREFLIGHT_HEADERS } from './cors.options';

@@ -1,6 +1,6 @@
 import type { AnswerRecord } from '../common/answer-record';
 import { recordingAppLogger } from '../testing/recording-logger';
-import { requestLog } from './request-log';
+import { requestLog } from './app-logger';
 
 const answer = (overrides: Partial<AnswerRecord> = {}): AnswerRecord => ({
   method: 'POST',
@@ -13,7 +13,7 @@ const answer = (overrides: Partial<AnswerRecord> = {}): AnswerRecord => ({
   ...overrides,
 });
 
-/** The line pino itself writes for the same answer (the fields as request-log.ts documents them). */
+/** The line pino itself writes for the same answer (the fields as requestLog writes them). */
 function pinoLine(record: AnswerRecord, level: 'info' | 'warn' | 'error', msg: string) {
   const { logger, output } = recordingAppLogger('info');
   const fields = {

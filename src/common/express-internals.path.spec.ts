@@ -1,6 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import { expressPath } from './express-path';
+import { expressPath } from './express-internals';
 
 describe('expressPath', () => {
   it.each([
