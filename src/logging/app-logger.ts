@@ -11,10 +11,7 @@ function pinoLevel(level: AppLogLevel): LevelWithSilent {
   return level === 'verbose' ? 'trace' : level;
 }
 
-/**
- * pino's ISO time (`,"time":"<ISO>"`), made once per millisecond rather than once per line: under
- * load, several request lines share a millisecond, and toISOString is a visible part of each.
- */
+/** Under load, request lines share a millisecond, and toISOString is a visible part of each. */
 function isoTimeEachMillisecond(): () => string {
   let at = NaN;
   let field = '';
@@ -58,7 +55,6 @@ function isFields(value: unknown): value is Fields {
 
 const looksLikeStack = (text: string): boolean => /\n\s+at /.test(text);
 
-/** The Error Nest describes by its message and stack (`logger.error(message, stack)`). */
 function errorOf(message: string, stack: string): Error {
   const error = new Error(message);
   error.stack = stack;
@@ -86,10 +82,7 @@ export class AppLogger implements LoggerService {
     return destination instanceof StdoutLog ? destination.written() : Promise.resolve();
   }
 
-  /**
-   * The request log's line as `pino[level](fields, msg)` writes it (app-logger.request-log.spec.ts
-   * checks each byte), from fields already JSON: no object built per answer.
-   */
+  /** `pino[level](fields, msg)`'s line, byte for byte, without building an object per answer. */
   line(level: 'info' | 'warn' | 'error', fields: string, msg: string): void {
     const head = `{"level":"${level}"${this.format.time()}${this.bindings}`;
     const text = `${head},${fields},"msg":"${msg}"}\n`;
@@ -150,7 +143,6 @@ export class AppLogger implements LoggerService {
   }
 }
 
-/** On stdout with the default buffer unless a destination is given (tests read the lines). */
 export function createAppLogger(
   level: AppLogLevel,
   destination: DestinationStream = new StdoutLog(DEFAULT_LOG_BUFFER_BYTES),
@@ -169,7 +161,6 @@ type RequestLevel = 'info' | 'warn' | 'error';
 const field = (name: string, value: string | undefined, comma = ',') =>
   value === undefined ? '' : `${comma}"${name}":${JSON.stringify(value)}`;
 
-/** `"reqId":…,"req":{…},"res":{…},"responseTime":…`, as pino serializes the line's fields. */
 function fieldsOf(answer: AnswerRecord): string {
   const id = field('reqId', answer.requestId, '');
   const req =

@@ -6,11 +6,6 @@ import { MetricsService } from '../metrics/metrics.service';
 import { AppLogger, createAppLogger } from './app-logger';
 import { StdoutLog } from './stdout-log';
 
-/**
- * The application's logger on stdout (StdoutLog, LOG_BUFFER_BYTES): the lines it had to drop
- * while stdout was not read are counted by `log_lines_dropped_total`, and told in one `warn` line
- * once the reader has caught up.
- */
 function stdoutLogger(config: ConfigService<Environment, true>, metrics: MetricsService) {
   const dropped = new Counter({
     name: 'log_lines_dropped_total',
@@ -31,9 +26,8 @@ function stdoutLogger(config: ConfigService<Environment, true>, metrics: Metrics
 }
 
 /**
- * Provides the application's `AppLogger` (pino, JSON lines on stdout at LOG_LEVEL). configureApp
- * makes it Nest's logger and mounts the request log over its pino logger. Tests read the lines by
- * overriding it: `overrideProvider(AppLogger).useValue(createAppLogger('info', destination))`.
+ * configureApp makes it Nest's logger and mounts the request log on it. Tests read its lines with
+ * `overrideProvider(AppLogger).useValue(createAppLogger('info', destination))`.
  */
 @Global()
 @Module({

@@ -1,34 +1,26 @@
 import type { Writable } from 'node:stream';
 import type { DestinationStream } from 'pino';
 
-/** How long an exit waits for stdout to take what it holds (docs/operations.md, "Logs"). */
 const EXIT_FLUSH_TIMEOUT_MS = 2_000;
 const FLUSH_POLL_MS = 10;
 
-/** What StdoutLog writes to: the process's stdout, or a stream standing in for it. */
 type Output = Pick<
   Writable,
   'write' | 'writableLength' | 'destroyed' | 'errored' | 'once' | 'on' | 'listeners'
 >;
 
-/**
- * A reader that closed the pipe (EPIPE) errors the stream; with no listener the error would end
- * the process. One listener per output, however many logs write there.
- */
+/** A closed pipe (EPIPE) errors the stream, and an error nothing listens to ends the process. */
 const ignoreError = (): void => undefined;
 const hasFailed = (out: Pick<Output, 'destroyed' | 'errored'>): boolean =>
   out.destroyed || out.errored !== null;
 
 /**
- * The log's destination: stdout, never blocking the event loop. While the reader keeps up each
- * line goes to the kernel at once; while it stalls, lines wait in the stream's buffer up to
- * `bufferBytes` (LOG_BUFFER_BYTES), and past that each line is dropped and counted (`onDrop`).
- * A closed pipe's lines are dropped and counted too. The request lines of one event-loop turn go
- * in one write (writeSoon): a system call per line was most of a request line's cost.
+ * stdout that never blocks the event loop on a stalled reader: lines past `bufferBytes` are dropped
+ * and counted, as are a closed pipe's. One turn's request lines go in one write (a system call per
+ * line was most of their cost). An exit waits a bounded time for stdout (written()).
  */
 export class StdoutLog implements DestinationStream {
   private droppedSinceDrain = 0;
-  /** Request lines held for the end of this turn, in order. */
   private held = '';
   private onResumed: (dropped: number) => void = () => undefined;
   /** An exit that does not wait for written() (a crash) still writes what is held, if it can. */
@@ -42,7 +34,6 @@ export class StdoutLog implements DestinationStream {
     if (!out.listeners('error').includes(ignoreError)) out.on('error', ignoreError);
   }
 
-  /** pino's one call per line. */
   write(line: string): void {
     if (this.held !== '') this.writeHeld();
     if (this.takes(0)) this.out.write(line, this.lostIfFailed(line));
@@ -62,7 +53,6 @@ export class StdoutLog implements DestinationStream {
     this.held += line;
   }
 
-  /** Hands what is held to stdout, in one write. */
   writeHeld(): void {
     const lines = this.held;
     if (lines === '') return;
@@ -72,13 +62,11 @@ export class StdoutLog implements DestinationStream {
     else this.out.write(lines, this.lostIfFailed(lines));
   }
 
-  /** Resolves once stdout has taken every line so far, held ones too, or after `timeoutMs`. */
   written(timeoutMs = EXIT_FLUSH_TIMEOUT_MS): Promise<void> {
     this.writeHeld();
     return stdoutDrained(timeoutMs, this.out);
   }
 
-  /** A write that met a closed pipe lost its lines (a turn's request lines: maybe many). */
   private lostIfFailed(lines: string): (error?: Error | null) => void {
     return (error) => {
       if (error) this.droppedEach(lines);
@@ -102,7 +90,6 @@ export class StdoutLog implements DestinationStream {
     if (this.droppedSinceDrain === 1) this.out.once('drain', () => this.drained());
   }
 
-  /** Who reports the lines dropped, once the reader has caught up (the application's logger). */
   whenResumed(report: (dropped: number) => void): void {
     this.onResumed = report;
   }
@@ -114,10 +101,7 @@ export class StdoutLog implements DestinationStream {
   }
 }
 
-/**
- * Resolves once stdout has handed what it holds to the kernel, or after `timeoutMs` (a stalled
- * reader must not hold the exit): `process.exit()` drops what a pipe's buffer still holds.
- */
+/** `process.exit()` drops what stdout still buffers; a stalled reader gets only `timeoutMs`. */
 export async function stdoutDrained(
   timeoutMs = EXIT_FLUSH_TIMEOUT_MS,
   out: Pick<Output, 'writableLength' | 'destroyed' | 'errored'> = process.stdout,

@@ -2,22 +2,19 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 import type { AnswerRecord } from '../common/answer-record';
 import { takesEveryMethod } from '../common/express-internals';
 
-/** The `route` label of a request no route handled: unknown paths, bodies refused before routing. */
 const UNMATCHED_ROUTE = 'unmatched';
 
-/** Latency buckets in seconds: an answer takes about a millisecond, so the low end is finer. */
+/** Seconds: an answer takes about a millisecond, so the low end is finer. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
-/** What metrics read of Express's `req.route`: its pattern and the methods it takes. */
 interface ExpressRoute {
   path?: unknown;
   methods?: Partial<Record<string, boolean>>;
 }
 
 /**
- * The pattern of the route whose handler answered, or UNMATCHED_ROUTE: Nest mounts a module's
- * middleware with `app.all()`, which stays in `req.route` when no handler takes the request, and
- * Express matches HEAD against a route without GET. (An `@All()` handler is `unmatched` too.)
+ * Nest mounts middleware with `app.all()`, which stays in `req.route` when no handler took the
+ * request, and Express matches HEAD against a route without GET. An `@All()` handler is unmatched.
  */
 function routeLabel(route: ExpressRoute | undefined, method: string): string {
   if (route === undefined || typeof route.path !== 'string') return UNMATCHED_ROUTE;
@@ -29,11 +26,7 @@ function routeLabel(route: ExpressRoute | undefined, method: string): string {
   return route.path;
 }
 
-/**
- * The per-request metrics, told by the edge of every answer sent whole, so answers made before
- * routing (413, 408, a preflight, a 404) count too. Labels are bounded: the route pattern, never
- * the raw URL.
- */
+/** Told by the edge, so answers made before routing count too. The route pattern bounds labels. */
 export class HttpMetrics {
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly duration: Histogram<'method' | 'route'>;
@@ -54,7 +47,6 @@ export class HttpMetrics {
     });
   }
 
-  /** The edge's observer: an answer sent whole is counted and timed; an abort is not. */
   readonly record = ({ method, status, elapsedMs, completed, route }: AnswerRecord): void => {
     if (!completed || status === null) return;
     const labels = { method, route: routeLabel(route as ExpressRoute, method) };

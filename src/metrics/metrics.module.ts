@@ -2,10 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { MetricsServer } from './metrics.server';
 import { MetricsService } from './metrics.service';
 
-/**
- * The registry any module injects (MetricsService) to add its own metrics, and the management
- * server that serves it (`GET /metrics` on METRICS_PORT, not on the public port).
- */
+/** Global so that any module can inject MetricsService to add its own metrics. */
 @Global()
 @Module({
   providers: [MetricsService, MetricsServer],

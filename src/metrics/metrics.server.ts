@@ -14,14 +14,12 @@ import { MetricsService } from './metrics.service';
 const METRICS_ROUTE = { path: '/metrics', methods: { get: true, head: true } };
 
 /**
- * `GET /metrics` on the management port (METRICS_HOST:METRICS_PORT, 127.0.0.1:9464 by default),
- * never on the public one: the exposition is large (~27 KB) and says much about the process, so a
- * client of the API can neither read it nor flood it. A plain node:http server, started once the
- * application is up and closed with it.
+ * `GET /metrics` on METRICS_HOST:METRICS_PORT, never the public port: the exposition is large
+ * (~27 KB) and says much about the process, so a client of the API can neither read nor flood it.
  */
 @Injectable()
 export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
-  /** The management server (installEdge puts it behind the edge, as the public one). */
+  /** Not private: installEdge puts it behind the edge, as it does the public server. */
   readonly server: Server;
   private readonly logger = new Logger('Metrics');
 
@@ -40,7 +38,6 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
     });
   }
 
-  /** The port it listens on (METRICS_PORT, or the one the system chose for 0). */
   get port(): number {
     return (this.server.address() as AddressInfo).port;
   }
