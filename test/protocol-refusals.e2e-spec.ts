@@ -269,6 +269,15 @@ describe("the request log of the parser's refusals (built server)", () => {
     expect(server.stdout).not.toContain('sid=secret');
   });
 
+  it('logs the path of an absolute-form target the parser refused, never its authority', async () => {
+    const request = 'GET http://evil.example/yy HTTP/1.1\r\nHost: x\r\nNo colon\r\n\r\n';
+    const [answer] = await rawAnswers(server.port, request);
+    expect(answer.status).toBe(400);
+    const [line] = await lineOf(400);
+    expect(line.req).toMatchObject({ method: 'GET', path: '/yy' });
+    expect(server.stdout).not.toContain('evil.example');
+  });
+
   it('logs the path of an absolute-form target, never its scheme or authority', async () => {
     const request = 'GET http://evil.example/zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
     const [answer] = await rawAnswers(server.port, request);

@@ -6,6 +6,7 @@ import {
   answerRecord,
   type IdentifiedRequest,
   identifyRequest,
+  originForm,
 } from '../common/answer-record';
 import type { ErrorResponses } from '../common/error-responses';
 import { OVER_CONNECTION_CAP_MESSAGE } from '../common/error-messages';
@@ -218,19 +219,10 @@ function hostLines(request: IncomingMessage): number {
   return lines;
 }
 
-const SCHEME_AND_AUTHORITY = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i;
-
-/**
- * An absolute-form target (`GET http://host/zz`), which a server must accept (RFC 9112 §3.2.2), is
- * handled as its origin form: nothing the client puts in the authority is echoed anywhere.
- */
+/** Routing, a 404's message, the log and the metrics see an absolute-form target's path alone. */
 function toOriginForm(request: IncomingMessage): void {
-  const url = request.url ?? '/';
-  if (url.charCodeAt(0) === 0x2f) return;
-  const authority = SCHEME_AND_AUTHORITY.exec(url);
-  if (authority === null) return;
-  const rest = url.slice(authority[0].length);
-  request.url = rest.charCodeAt(0) === 0x2f ? rest : `/${rest}`;
+  const url = request.url;
+  if (url !== undefined && url.charCodeAt(0) !== 0x2f) request.url = originForm(url);
 }
 
 const isHttp1 = (request: IncomingMessage): boolean =>

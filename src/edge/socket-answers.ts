@@ -1,7 +1,13 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { METHODS, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { answerRecord, pathOf, REQUEST_ID_HEADER, requestIdFrom } from '../common/answer-record';
+import {
+  answerRecord,
+  originForm,
+  pathOf,
+  REQUEST_ID_HEADER,
+  requestIdFrom,
+} from '../common/answer-record';
 import { bodyFor, type HeaderTarget } from '../common/error-responses';
 import { type Connection, connectionOf } from './connection';
 import { responseOn } from '../common/node-internals';
@@ -53,7 +59,8 @@ function requestLineOf(answer: SocketAnswer): { method: string; url: string } {
   const method = line.slice(0, space >>> 0);
   const rest = space === -1 ? '' : line.slice(space + 1);
   const target = TARGET_AND_VERSION.test(rest) ? rest.slice(0, rest.lastIndexOf(' ')) : '-';
-  return { method: METHODS.includes(method) ? method : '-', url: pathOf(target).slice(0, 256) };
+  const url = pathOf(originForm(target)).slice(0, 256);
+  return { method: METHODS.includes(method) ? method : '-', url };
 }
 
 /**
