@@ -213,19 +213,29 @@ function callOf(request: unknown, options: unknown): Call {
   if (given !== undefined && typeof given !== 'function') {
     throw new TypeError(`options.fetch must be a function, not ${typeName(given)}`);
   }
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+  if (signal != null && !isSignal(signal)) {
     throw new TypeError(`options.signal must be an AbortSignal, not ${typeName(signal)}`);
   }
+  const body = JSON.stringify(request) as string | undefined;
+  if (body === undefined)
+    throw new TypeError(`request cannot be written as JSON: ${typeName(request)}`);
   const headers = new Headers({ 'Content-Type': 'application/json', Accept: 'application/json' });
   new Headers(extra).forEach((value, name) => headers.set(name, value));
   return {
     url: `${baseUrl.replace(/\/+$/, '')}${DEPRECIATE_PATH}`,
-    init: { method: 'POST', headers, body: JSON.stringify(request), signal },
+    init: { method: 'POST', headers, body, signal },
     send: given ?? ((url, init) => fetch(url, init)),
   };
 }
 
 const typeName = (value: unknown): string => (value === null ? 'null' : typeof value);
+
+/** By its shape, not instanceof: a polyfill's or another realm's signal is one too. */
+const isSignal = (value: unknown): boolean =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as AbortSignal).aborted === 'boolean' &&
+  typeof (value as AbortSignal).addEventListener === 'function';
 
 /** The result for an answer: its status, headers and body text. */
 function classify(status: number, headers: Headers, text: string): DepreciateResult {

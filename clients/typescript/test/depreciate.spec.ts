@@ -1,5 +1,6 @@
 import {
   depreciate,
+  DepreciateOptions,
   DepreciateResult,
   DepreciationRequest,
   ERROR_STATUSES,
@@ -264,6 +265,7 @@ describe('depreciate', () => {
       { baseUrl: 'http://api.test' },
       /BigInt/,
     ],
+    ['no request', undefined, { baseUrl: 'http://api.test' }, /^request cannot be written as JSON/],
   ])(
     'resolves %s to kind invalid-argument, sending nothing',
     async (_case, request, options, message) => {
@@ -294,6 +296,16 @@ describe('depreciate', () => {
       status: 0,
       error: failure,
     });
+  });
+
+  it('takes a null signal as none, and any object shaped as a signal (a polyfill, another realm)', async () => {
+    const { fetch, calls } = answering(200, SUCCESS);
+    const shaped = { aborted: false, addEventListener: () => undefined };
+    for (const signal of [null, shaped]) {
+      const options = { baseUrl: 'http://api.test', fetch, signal } as unknown as DepreciateOptions;
+      expect((await depreciate(REQUEST, options)).kind).toBe('ok');
+    }
+    expect(calls.map((c) => c.init.signal)).toEqual([null, shaped]);
   });
 
   it('takes undefined options and undefined fields as their defaults', async () => {
