@@ -1,7 +1,8 @@
 import { INestApplication, NestApplicationOptions, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { AppModule } from './app.module';
 import { type AppSetup, configureApp } from './app.setup';
 
@@ -17,13 +18,16 @@ const APPLICATION_OPTIONS: NestApplicationOptions = {
 };
 
 /**
- * Nest's Express adapter, its HTTP server made with Node's public option `requireHostHeader: false`
- * (Nest's own passes none): the edge answers a request without Host itself, with the error body.
+ * Nest's Express adapter, its server made with Node's public option `requireHostHeader: false`
+ * (Nest's passes none): the edge answers a request without Host itself, with the error body. Nest's
+ * `return503OnClosing` and `forceCloseConnections` are not taken: the edge's shutdown drains.
  */
 class ExpressEdgeAdapter extends ExpressAdapter {
-  override initHttpServer(options: NestApplicationOptions): void {
-    if (options.httpsOptions) return super.initHttpServer(options);
-    this.httpServer = createServer({ requireHostHeader: false }, this.getInstance());
+  override initHttpServer({ httpsOptions }: NestApplicationOptions): void {
+    const app = this.getInstance<RequestListener>();
+    this.httpServer = httpsOptions
+      ? createHttpsServer({ ...httpsOptions, requireHostHeader: false }, app)
+      : createServer({ requireHostHeader: false }, app);
   }
 }
 
