@@ -26,8 +26,7 @@ async function bootstrap(): Promise<void> {
   );
 }
 
-// Known start-up failures (configuration, address, evicting Redis, StartupRefusal) are one line
-// for the operator; any other failure prints its stack.
+// Known start-up failures are one line for the operator; any other prints its stack.
 bootstrap().catch(async (error: unknown) => {
   const bad =
     error instanceof InvalidConfigurationError ||

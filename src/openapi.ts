@@ -5,7 +5,7 @@ import { errorText } from './common/error-text';
 import { DailyLimitPolicy } from './rate-limit/daily-limit.policy';
 import { buildOpenApiDocument } from './swagger';
 
-/** Where the committed document lives: the repository's root (docs/contract.md, "Versioning"). */
+/** The committed contract (docs/contract.md, "Versioning"). */
 const OPENAPI_FILE = join(__dirname, '..', 'openapi.json');
 
 /**

@@ -1,4 +1,4 @@
-/** The listen failures an operator fixes by choosing another port, as they are worded. */
+/** Listen failures the operator fixes by choosing another port. */
 const PORT_REASONS: Partial<Record<string, string>> = {
   EADDRINUSE: 'address already in use',
   EACCES: 'permission denied',

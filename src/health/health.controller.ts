@@ -12,7 +12,7 @@ function notReadyMessage(result: HealthCheckResult): string {
   return `Not ready: ${typeof details.reason === 'string' ? details.reason : name}`;
 }
 
-/** For operators and load balancers: not counted against the limit, not in the API document. */
+/** For operators and load balancers, not for the API's clients. */
 @ApiExcludeController()
 @SkipThrottle()
 @Controller('health')

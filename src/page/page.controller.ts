@@ -9,9 +9,8 @@ export const PAGE_PATH = '/';
 export const ASSETS_PATH = '/assets/';
 
 /**
- * A controller, not express.static: part of AppModule (e2e tests have it), with the API's filter
- * and middleware, and a list of files rather than a folder. Loading the page is free
- * (SkipThrottle); its calculations are counted API requests.
+ * Not express.static: as part of AppModule the e2e tests have it, with the API's filter and
+ * middleware, and it serves a list of files, not a folder. Only the page's calculations count.
  */
 @ApiExcludeController()
 @SkipThrottle()

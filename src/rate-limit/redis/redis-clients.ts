@@ -29,10 +29,7 @@ const neverWait = (commandTimeout: number) =>
 
 const retryStrategy = (attempt: number) => Math.min(attempt * 100, 1_000);
 
-/**
- * Automatic pipelining: under load, several requests per round trip, and redis-server spends less
- * than half the CPU per request.
- */
+/** Automatic pipelining: under load, redis-server spends less than half the CPU per request. */
 const oneServer = (commandTimeout: number) =>
   ({
     ...neverWait(commandTimeout),
@@ -79,13 +76,11 @@ function clusterClient(settings: RedisSettings): Cluster {
   return new (loadIoredis().Cluster)(nodesOf(settings.REDIS_CLUSTER_NODES), {
     redisOptions: { ...neverWait(settings.REDIS_COMMAND_TIMEOUT_MS), ...nodeAuth(settings) },
     enableOfflineQueue: false,
-    // Not in a Cluster: a pipeline whose commands all failed alike (the slot's primary died) is
-    // sent again once the slots move, including a command that already timed out there and was
-    // counted in this instance's memory; it would count twice (test/redis-cluster.e2e-spec.ts).
+    // Off: once slots move, ioredis resends a pipeline lost with its primary, even a command that
+    // timed out and was counted in memory: a double count (test/redis-cluster.e2e-spec.ts).
     enableAutoPipelining: false,
     clusterRetryStrategy: retryStrategy,
-    // A command for a slot whose primary just died is retried once the slots are refreshed,
-    // within the command timeout; the request is counted alone if that does not suffice.
+    // A dead primary's slot is retried once the slots refresh, in the timeout; else counted alone.
     retryDelayOnFailover: 50,
     retryDelayOnClusterDown: 50,
     slotsRefreshTimeout: 500,
@@ -93,7 +88,7 @@ function clusterClient(settings: RedisSettings): Cluster {
   });
 }
 
-/** Per topology: the client, and where it counts for logs (never a password). */
+/** `address` is for logs: never a password. */
 const TOPOLOGIES: Record<
   RedisTopology,
   { endpoint(settings: RedisSettings): RedisEndpoint; address(settings: RedisSettings): string }

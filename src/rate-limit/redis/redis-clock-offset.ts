@@ -39,7 +39,7 @@ export class RedisClockOffset {
     return this.offsetMs;
   }
 
-  /** The offset in seconds (to the ms) when it is past the threshold; undefined otherwise. */
+  /** Only past the threshold: shown in /health as a skew. */
   get skewSeconds(): number | undefined {
     return this.skewed && this.offsetMs !== undefined
       ? Math.round(this.offsetMs) / 1000

@@ -6,7 +6,7 @@ import type { RedisTopology } from '../../config/redis-topology';
 export const isReplyError = (error: unknown): boolean =>
   error instanceof Error && error.name === 'ReplyError';
 
-/** A node by its address, `host:port`, as ioredis names a Cluster's nodes in its slot table. */
+/** `host:port`, as ioredis names a Cluster's nodes in its slot table. */
 export const nodeName = (node: Redis): string => `${node.options.host}:${node.options.port}`;
 
 export type RedisEndpoint =
@@ -65,9 +65,8 @@ export class RedisConnection {
   }
 
   /**
-   * With automatic pipelining, a command behind a frozen Redis's pipeline may wait twice the
-   * timeout: this bounds it from the moment of asking (it may still reach Redis). A Cluster does
-   * not pipeline automatically: ioredis's own bound holds.
+   * Auto-pipelining lets a command behind a frozen Redis wait twice the timeout: this bounds it
+   * from the call (it may still reach Redis). A Cluster does not auto-pipeline.
    */
   withinCommandTimeout<T>(command: Promise<T>): Promise<T> {
     if (this.endpoint.topology === 'cluster') return command;

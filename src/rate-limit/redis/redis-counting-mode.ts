@@ -5,10 +5,7 @@ import type { DailyLimitState } from '../daily-limit.storage';
 /** `partly` (a Cluster only): a failed slot's clients in memory, the others in Redis. */
 type CountingMode = 'sharing' | 'partly' | 'alone';
 
-/**
- * Each change is logged once. A return to sharing is refused once a failure came after its
- * catch-up began (`generation`), or once closed.
- */
+/** Each change is logged once; once closed, the mode no longer changes. */
 export class RedisCountingMode {
   private mode: CountingMode = 'alone';
   /** /health's `since`. Partly to alone keeps it: not every client was shared since. */
@@ -33,7 +30,7 @@ export class RedisCountingMode {
     return this.mode === 'sharing';
   }
 
-  /** The failures so far: a catch-up takes it when it begins, and hands it to `toSharing`. */
+  /** Taken when a catch-up begins, handed back to `toSharing`. */
   get generation(): number {
     return this.failures;
   }
@@ -76,7 +73,6 @@ export class RedisCountingMode {
     );
   }
 
-  /** False when a failure came since `generation`, once closed, or when already sharing. */
   toSharing(generation: number, line: string): boolean {
     if (generation !== this.failures || this.closed || this.sharing) return false;
     this.mode = 'sharing';

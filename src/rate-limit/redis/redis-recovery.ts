@@ -34,7 +34,7 @@ export class RedisRecovery {
     client.on('error', (error: Error) => (this.lastError = errorText(error)));
   }
 
-  /** When steady, a field that did not grow past what this instance knew is an operator's reset. */
+  /** Only then does a count that did not grow mean an operator's reset (ledger.confirm). */
   get steady(): boolean {
     return this.mode.sharing && this.running === undefined && this.ledger.pendingClients === 0;
   }
@@ -112,7 +112,6 @@ export class RedisRecovery {
       .catch((error: unknown) => this.fallBack(errorText(error)));
   }
 
-  /** Back to sharing once nothing failed meanwhile, nothing is pending, every primary known. */
   private rejoin(): Promise<void> {
     if (this.running || this.mode.isClosed) return Promise.resolve();
     const generation = this.mode.generation;
