@@ -4,15 +4,14 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createNestApp } from '../src/app.factory';
 import { AppModule } from '../src/app.module';
 import {
-  appObservers,
   applyHttpSettings,
+  appObservers,
   installEdgeFor,
   requestMiddlewares,
   serveDocs,
 } from '../src/app.setup';
 import { inOrder } from '../src/common/in-order';
-import { BODY_LIMIT_BYTES } from '../src/common/json-body';
-import { JsonContentTypeGuard } from '../src/common/json-body';
+import { BODY_LIMIT_BYTES, JsonContentTypeGuard } from '../src/common/json-body';
 import { StrictValidationPipe } from '../src/common/strict-validation.pipe';
 import { DepreciationController } from '../src/depreciation/depreciation.controller';
 import { DailyLimitGuard } from '../src/rate-limit/daily-limit.guard';

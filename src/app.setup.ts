@@ -7,9 +7,10 @@ import { ShutdownState } from './common/shutdown-state';
 import { Environment } from './config/environment';
 import type { AnswerObserver } from './common/answer-record';
 import { type EdgeSettings, installEdge } from './edge/edge';
-import { trustProxyTest } from './common/express-internals';
+import { trustProxyTest } from './common/platform-internals';
 import { readJsonBody } from './common/json-body';
-import { AppLogger, requestLog } from './logging/app-logger';
+import { AppLogger } from './logging/app-logger';
+import { requestLog } from './logging/request-log';
 import { MetricsServer } from './metrics/metrics.server';
 import { MetricsService } from './metrics/metrics.service';
 import { DailyLimitPolicy } from './rate-limit/daily-limit.policy';
@@ -56,14 +57,13 @@ export function installEdgeFor(
   observers: AnswerObserver[] = appObservers(app),
 ): void {
   const config = app.get<Config>(ConfigService);
-  const trusted = trustProxyTest(app.getHttpAdapter().getInstance());
   installEdge(
     { api: app.getHttpServer(), metrics: app.get(MetricsServer).server },
     {
       ...edgeSettings(config),
       errors: app.get(ErrorResponses),
       observers,
-      isTrustedProxy: (address) => trusted(address, 0),
+      trustProxy: trustProxyTest(app.getHttpAdapter().getInstance()),
       shutDownOnSignals: setup.shutDownOnSignals
         ? {
             onSignal: () => (app.get(ShutdownState).draining = true),

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { clientAddress } from './client-key';
-import { AnswerHeader } from './node-internals';
+import { AnswerHeader } from './platform-internals';
 
 /** One answer as the request log and the metrics see it, whoever wrote it. */
 export interface AnswerRecord {
@@ -75,7 +75,6 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 const INCOMING = REQUEST_ID_HEADER.toLowerCase();
 const OUTGOING = new AnswerHeader(REQUEST_ID_HEADER);
 
-/** An incoming id is kept when it is 1 to 128 characters of letters, digits and `_ . : + = / -`. */
 const SANE_REQUEST_ID = /^[\w.:+=/-]{1,128}$/;
 
 /** The caller's id when sane, so a proxy's or client's id follows the request through the logs. */

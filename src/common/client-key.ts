@@ -1,7 +1,7 @@
 import { normalizeIp } from '@nestjs/throttler';
 import type { Request } from 'express';
 import { isIP } from 'node:net';
-import { trustProxyTestOf } from './express-internals';
+import { trustProxyTestOf } from './platform-internals';
 
 /** `a.b.c.d:port` (IPv4 with a port) or `[v6]` with an optional `:port`, as proxies may forward. */
 const WITH_PORT =

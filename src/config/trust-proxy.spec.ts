@@ -1,6 +1,6 @@
 import express from 'express';
 import fc from 'fast-check';
-import { trustProxyTest } from '../common/express-internals';
+import { trustProxyTest } from '../common/platform-internals';
 import { validateEnvironment } from './environment';
 import { parseTrustProxy } from './trust-proxy';
 

@@ -1,26 +1,10 @@
 import { Body, Controller, HttpCode, HttpStatus, Post, UseGuards } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBody,
-  ApiOkResponse,
-  ApiOperation,
-  ApiPayloadTooLargeResponse,
-  ApiTags,
-  ApiUnsupportedMediaTypeResponse,
-} from '@nestjs/swagger';
-import { errorResponse } from '../common/error-response.dto';
-import {
-  CONTENT_CODINGS_TEXT,
-  UNSUPPORTED_CONTENT_ENCODING_MESSAGE,
-} from '../common/error-messages';
+import { ApiTags } from '@nestjs/swagger';
 import { JsonContentTypeGuard } from '../common/json-body';
-import { BODY_LIMIT_BYTES } from '../common/json-body';
-import { rateLimitHeaderDocs } from '../rate-limit/rate-limit-headers.docs';
+import { ApiDepreciate } from './depreciation.docs';
 import { DepreciationService } from './depreciation.service';
 import { CalculateDepreciationDto } from './dto/calculate-depreciation.dto';
 import { DepreciationResponseDto } from './dto/depreciation-response.dto';
-
-const RATE_LIMIT_HEADER_DOCS = rateLimitHeaderDocs();
 
 @ApiTags('depreciation')
 @Controller('api')
@@ -30,62 +14,7 @@ export class DepreciationController {
   @Post('depreciate')
   @HttpCode(HttpStatus.OK)
   @UseGuards(JsonContentTypeGuard)
-  @ApiOperation({
-    summary: 'Calculate the depreciation of a vehicle',
-    description:
-      'Current value, total and monthly depreciation, and a breakdown for every calendar year from ' +
-      'the purchase year to the current UTC year; with `projectionYears`, the value for each of the ' +
-      'next years too. Counted against the daily limit (once, projection or not), valid or not.',
-  })
-  @ApiBody({
-    type: CalculateDepreciationDto,
-    examples: {
-      sedan: {
-        summary: 'A 2020 sedan with 50,000 miles',
-        value: {
-          purchaseYear: 2020,
-          purchasePrice: 25000,
-          vehicleType: 'sedan',
-          currentMileage: 50000,
-        },
-      },
-      projection: {
-        summary: 'The same sedan, with the next 5 years projected',
-        value: {
-          purchaseYear: 2020,
-          purchasePrice: 25000,
-          vehicleType: 'sedan',
-          currentMileage: 50000,
-          projectionYears: 5,
-        },
-      },
-    },
-  })
-  @ApiOkResponse({
-    type: DepreciationResponseDto,
-    description: 'The valuation.',
-    headers: RATE_LIMIT_HEADER_DOCS,
-  })
-  @ApiBadRequestResponse({
-    ...errorResponse(400),
-    description:
-      'A field rule broken, an unknown field, malformed JSON, or a body that is not an object. ' +
-      'Counted, with the rate-limit headers, unless the body parser refused it before routing ' +
-      '(malformed JSON, or JSON that is neither an object nor an array, such as `null` or `2020`).',
-    headers: RATE_LIMIT_HEADER_DOCS,
-  })
-  @ApiPayloadTooLargeResponse({
-    ...errorResponse(413),
-    description: `Body over ${BODY_LIMIT_BYTES / 1024} KiB. Refused before counting: no rate-limit headers.`,
-  })
-  @ApiUnsupportedMediaTypeResponse({
-    ...errorResponse(415),
-    description:
-      'Content-Type is not application/json: counted, with the rate-limit headers. Or a ' +
-      `Content-Encoding other than ${CONTENT_CODINGS_TEXT}, or several stacked: refused ` +
-      `before counting, no rate-limit headers, message "${UNSUPPORTED_CONTENT_ENCODING_MESSAGE}".`,
-    headers: RATE_LIMIT_HEADER_DOCS,
-  })
+  @ApiDepreciate()
   calculate(@Body() request: CalculateDepreciationDto): DepreciationResponseDto {
     return this.depreciation.calculate(request);
   }

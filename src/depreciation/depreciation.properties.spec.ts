@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { PROPERTY_YEAR, propertyClock, validInputFields } from '../testing/valid-inputs';
 import { DepreciationService } from './depreciation.service';
 import type { CalculateDepreciationDto as DepreciationInput } from './dto/calculate-depreciation.dto';
-import { toCents } from './money';
+import { toCents } from './projection';
 import { VEHICLE_TYPES } from './vehicle-type';
 
 const CURRENT_YEAR = PROPERTY_YEAR;

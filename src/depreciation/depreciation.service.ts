@@ -5,10 +5,16 @@ import type {
   DepreciationResponseDto as DepreciationResult,
   YearlyEntryDto as YearlyEntry,
 } from './dto/depreciation-response.dto';
-import { percentOf, roundHalfAwayFromZero, toCents, toUsd } from './money';
-import { centsAt, entryOf, projectionOf } from './projection';
-import type { DepreciationStrategy, Usage } from './strategies/strategies';
-import { STRATEGIES } from './strategies/strategies';
+import {
+  centsAt,
+  entryOf,
+  percentOf,
+  projectionOf,
+  roundHalfAwayFromZero,
+  toCents,
+  toUsd,
+} from './projection';
+import { type DepreciationStrategy, STRATEGIES, type Usage } from './strategies/strategies';
 
 @Injectable()
 export class DepreciationService {

@@ -1,11 +1,10 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { listenerFd } from '../common/node-internals';
+import { listenerFd } from '../common/platform-internals';
 
 /** The listener stays open until this long passes without a new connection (acceptQueued). */
 const QUIET_MS = 20;
 const SOCKET_TABLES = ['/proc/net/tcp', '/proc/net/tcp6'];
-/** How much of a table one read takes: the kernel writes the listeners' lines first. */
 const READ_BYTES = 16 * 1024;
 /** The state column of a listening socket (TCP_LISTEN). */
 const LISTENING = '0A';

@@ -1,8 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { answerOnSocket } from './socket-answers';
-import { connectionOf } from './connection';
-import { isLingering } from './lingering-close';
+import { connectionOf, isLingering } from './connection';
 
 /** Node's own statuses for what its HTTP parser refuses; anything else is a malformed request. */
 const STATUS_BY_CODE: Partial<Record<string, number>> = {

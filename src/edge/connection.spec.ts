@@ -35,7 +35,7 @@ describe('connectionHolds and the requests waiting', () => {
       shutdown: { timeoutMs: 1_000, drainDelayMs: 0 },
       errors: new ErrorResponses({ headers: [], bodyLimit: 8_192 }),
       observers: [],
-      isTrustedProxy: () => false,
+      trustProxy: () => false,
     },
   );
   let port: number;

@@ -1,10 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { clientKey } from '../common/client-key';
 import type { Socket } from 'node:net';
 import type { AnswerObserver } from '../common/answer-record';
-import type { ErrorResponses } from '../common/error-responses';
-import type { CapPlace, ConnectionCap } from './connection-limits';
-import { detachParser, parseNoFurtherRequests } from '../common/node-internals';
-import type { LingeringBounds } from './lingering-close';
+import { type ErrorResponses, responseCloses } from '../common/error-responses';
+import {
+  beforeHead,
+  detachParser,
+  onDestroySoon,
+  parseNoFurtherRequests,
+  type TrustProxy,
+} from '../common/platform-internals';
 
 export interface EdgeContext {
   observers: AnswerObserver[];
@@ -163,7 +168,161 @@ export class Connection {
   }
 }
 
+interface ClientCount {
+  served: number;
+  refused: number;
+}
+
+export interface CapPlace {
+  client: string;
+  count: ClientCount;
+  served: boolean;
+}
+
+/**
+ * Each client's open connections: refusals past the cap get a 503 (not counted against the daily
+ * limit), further ones are closed at accept, so the cap bounds one client's descriptors. Trusted
+ * proxies are exempt: every request comes through them.
+ */
+export class ConnectionCap {
+  private readonly open = new Map<string, ClientCount>();
+
+  constructor(
+    private readonly limits: {
+      maxConnectionsPerClient: number;
+      connectionRefusalsPerClient: number;
+    },
+    private readonly trustProxy: TrustProxy,
+  ) {}
+
+  /** Undefined for a trusted proxy's connection; 'closed' past even the refusals (destroyed). */
+  admit(socket: Socket): CapPlace | undefined | 'closed' {
+    const address = socket.remoteAddress;
+    if (address === undefined || this.trustProxy(address, 0)) return undefined;
+    // The same client as the daily limit's: an IPv6 /64 is one client.
+    const client = clientKey({ ip: undefined, socket });
+    const count = this.open.get(client) ?? { served: 0, refused: 0 };
+    const served = count.served < this.limits.maxConnectionsPerClient;
+    if (!served && count.refused >= this.limits.connectionRefusalsPerClient) {
+      socket.destroy();
+      return 'closed';
+    }
+    if (served) count.served += 1;
+    else count.refused += 1;
+    this.open.set(client, count);
+    return { client, count, served };
+  }
+
+  release(place: CapPlace): void {
+    if (place.served) place.count.served -= 1;
+    else place.count.refused -= 1;
+    if (place.count.served === 0 && place.count.refused === 0) this.open.delete(place.client);
+  }
+}
+
 export const connectionHolds = (socket: Socket): ReturnType<Connection['holds']> =>
   connectionOf(socket)?.holds() ?? 'nothing';
 
 export const markClosing = (socket: Socket): void => connectionOf(socket)?.markClosing();
+
+/** How long a lingering close reads (docs/operations.md, "Robustness"). */
+export interface LingeringBounds {
+  /** LINGERING_TIME_MS: at most this long in all. */
+  timeMs: number;
+  /** LINGERING_TIMEOUT_MS: closed once the client has sent nothing for this long. */
+  timeoutMs: number;
+  /** The body limit: at most this much more is read and dropped, then reading stops. */
+  bytes: number;
+}
+
+/**
+ * Stops reading past `bytes`: a client that keeps sending (an endless body, a flood) then stalls on
+ * full kernel buffers, rather than make the server read all it can send in LINGERING_TIME_MS.
+ */
+function dropUpTo(socket: Socket, bytes: number): (chunk: Buffer) => void {
+  let left = bytes;
+  const drop = (chunk: Buffer): void => {
+    left -= chunk.length;
+    if (left >= 0) return;
+    socket.off('data', drop);
+    socket.pause();
+  };
+  return drop;
+}
+
+export const isLingering = (socket: Socket): boolean => connectionOf(socket)?.lingering === true;
+
+/**
+ * Closes after the answer as nginx's lingering close does: closing while the client still sends
+ * makes the kernel reset, which can destroy the unread answer (ECONNRESET, curl's exit 55). So it
+ * half-closes and drops, unparsed, what still arrives until the client closes or a bound passes.
+ */
+export function lingeringClose(socket: Socket, bounds: LingeringBounds): void {
+  const connection = connectionOf(socket);
+  if (connection?.lingering || socket.destroyed) return;
+  if (connection !== undefined) connection.lingering = true;
+  detachParser(socket);
+  socket.on('data', dropUpTo(socket, bounds.bytes));
+  socket.once('end', () => socket.destroy());
+  socket.setTimeout(bounds.timeoutMs, () => socket.destroy());
+  const deadline = setTimeout(() => socket.destroy(), bounds.timeMs).unref();
+  socket.once('close', () => clearTimeout(deadline));
+  socket.end();
+  socket.resume();
+}
+
+/** Makes every `Connection: close` answer on `socket` end with a lingering close. */
+export function lingerOnClose(socket: Socket, bounds: LingeringBounds): void {
+  onDestroySoon(socket, () => lingeringClose(socket, bounds));
+}
+
+/**
+ * Makes any answer, a 2xx too, close its connection if the body is still arriving past the limit
+ * as its head goes out (responseCloses): else Node reads and drops the rest to keep the connection,
+ * however long (an endless chunked body: gigabytes). Says whether the body is still arriving so.
+ */
+export function closeIfBodyStillArriving(
+  request: IncomingMessage,
+  response: ServerResponse,
+  bodyLimit: number,
+): boolean {
+  if (!responseCloses(request, bodyLimit)) return false;
+  beforeHead(response, () => {
+    if (response.headersSent || !responseCloses(request, bodyLimit)) return;
+    response.setHeader('Connection', 'close');
+    markClosing(request.socket);
+  });
+  return true;
+}
+
+/** From now on the shutdown's answers close their connections, those already waiting too. */
+export function closeAnswersFromNow(edge: {
+  closeAnswers: boolean;
+  readonly connections: ReadonlySet<Socket>;
+}): void {
+  edge.closeAnswers = true;
+  for (const socket of edge.connections) {
+    const connection = connectionOf(socket);
+    connection?.eachWaiting((request, response) =>
+      closeIfShutdownStillSays(edge, connection, request, response),
+    );
+  }
+}
+
+/**
+ * Judged when the head is written, not at arrival, and only for the last request pipelined: an
+ * answer written after the drain delay keeps its connection, so its client does not reconnect just
+ * as the listener closes.
+ */
+export function closeIfShutdownStillSays(
+  edge: { readonly closeAnswers: boolean },
+  connection: Connection,
+  request: IncomingMessage,
+  response: ServerResponse,
+): void {
+  beforeHead(response, () => {
+    if (response.headersSent || !edge.closeAnswers || !connection.isLatest(request)) return;
+    response.setHeader('Connection', 'close');
+    connection.markClosing();
+  });
+}

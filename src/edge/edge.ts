@@ -1,28 +1,53 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import { performance } from 'node:perf_hooks';
-import {
-  type AnswerObserver,
-  answerRecord,
-  type IdentifiedRequest,
-  identifyRequest,
-  originForm,
-} from '../common/answer-record';
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AnswerObserver } from '../common/answer-record';
 import type { ErrorResponses } from '../common/error-responses';
-import { OVER_CONNECTION_CAP_MESSAGE } from '../common/error-messages';
-import { closeIfBodyStillArriving, closeIfShutdownStillSays } from './answers';
+import { checkTimeoutsEvery, type TrustProxy } from '../common/platform-internals';
+import { admitConnections, admitRequests, type Handler } from './admission';
 import { answerClientError } from './client-error';
-import { Connection, connectionOf, type EdgeContext, markClosing } from './connection';
-import { ConnectionCap, type ConnectionLimits, connectionCeiling } from './connection-limits';
-import { checkTimeoutsEvery } from '../common/node-internals';
-import { type LingeringBounds, lingerOnClose, lingeringClose } from './lingering-close';
+import { ConnectionCap, type EdgeContext, type LingeringBounds, markClosing } from './connection';
 import {
   type Edge,
   enableGracefulShutdown,
   type ShutdownBounds,
   type ShutdownHooks,
 } from './shutdown';
-import { answerOnSocket } from './socket-answers';
+
+/** The limits one HTTP server holds its connections to (docs/operations.md, "Robustness"). */
+export interface ConnectionLimits {
+  /** Connections open at once, all clients together; 0: 90 % of the descriptor limit. */
+  maxConnections: number;
+  /** Connections open at once from one client address (an IPv6 /64). */
+  maxConnectionsPerClient: number;
+  /** Connections past that per-client cap still answered 503 (the rest are closed at accept). */
+  connectionRefusalsPerClient: number;
+  /** How long such a connection may take to send a request's headers before its 503 anyway. */
+  connectionRefusalTimeoutMs: number;
+  /** Requests one connection may have waiting for their answers (pipelining depth). */
+  maxPipelinedRequests: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+}
+
+function descriptorLimit(): number | undefined {
+  try {
+    const line = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return line ? Number(line[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The configured ceiling, else 90 % of the descriptor limit (the rest for files, Redis and logs).
+ * Past it Node closes a connection at accept: the only connection closed without an answer.
+ */
+export function connectionCeiling(configured: number): number {
+  if (configured > 0) return configured;
+  const descriptors = descriptorLimit();
+  return descriptors === undefined ? 10_000 : Math.max(16, Math.floor(descriptors * 0.9));
+}
 
 /** What the edge is configured with (docs/operations.md, "Robustness"), read once from config. */
 export interface EdgeSettings {
@@ -35,8 +60,8 @@ export interface EdgeSettings {
 interface EdgeOptions extends EdgeSettings {
   errors: ErrorResponses;
   observers: AnswerObserver[];
-  /** Proxies TRUST_PROXY trusts: exempt from the public server's per-client connection cap. */
-  isTrustedProxy: (address: string) => boolean;
+  /** TRUST_PROXY as Express compiled it: its proxies are exempt from the per-client cap. */
+  trustProxy: TrustProxy;
   /** main.ts only: the signals drain the public server, then close the application. */
   shutDownOnSignals?: ShutdownHooks;
 }
@@ -46,9 +71,6 @@ interface EdgeServers {
   metrics?: Server;
 }
 
-const OVER_CAP_HEADERS = { 'Retry-After': '1' };
-type Handler = (request: IncomingMessage, response: ServerResponse) => void;
-
 /**
  * Puts each server behind the edge, everything between the socket and the application: limits,
  * refusals answered with the error body, lingering closes. The servers' 'request' listeners run
@@ -57,7 +79,7 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 export function installEdge(servers: EdgeServers, options: EdgeOptions): Edge {
   // An error response that closes its connection: what the client pipelined after it is not handled.
   options.errors.onClosing = markClosing;
-  const edge = putBehindEdge(servers.api, options, options.isTrustedProxy);
+  const edge = putBehindEdge(servers.api, options, options.trustProxy);
   if (servers.metrics) putBehindEdge(servers.metrics, options, () => false);
   if (options.shutDownOnSignals) {
     enableGracefulShutdown(edge, options.shutdown, options.shutDownOnSignals);
@@ -65,59 +87,20 @@ export function installEdge(servers: EdgeServers, options: EdgeOptions): Edge {
   return edge;
 }
 
-function putBehindEdge(
-  server: Server,
-  options: EdgeOptions,
-  isTrustedProxy: (address: string) => boolean,
-): Edge {
+function putBehindEdge(server: Server, options: EdgeOptions, trustProxy: TrustProxy): Edge {
   const { limits, observers, errors } = options;
   const lingering: LingeringBounds = { ...options.lingering, bytes: errors.settings.bodyLimit };
-  const cap = new ConnectionCap(limits, isTrustedProxy);
+  const cap = new ConnectionCap(limits, trustProxy);
   const context: EdgeContext = { observers, lingering, errors, connections: new Set(), cap };
   const edge: Edge = { server, connections: context.connections, lingering, closeAnswers: false };
   applyLimits(server, limits);
-  server.on('connection', (socket: Socket) => {
-    const connection = new Connection(socket, context);
-    if (!admitConnection(connection, limits)) return;
-    context.connections.add(socket);
-    socket.on('close', onSocketClose);
-    lingerOnClose(socket, lingering);
-  });
+  server.on('connection', admitConnections(context, limits.connectionRefusalTimeoutMs));
   answerWhatNodeRefuses(server);
-  admitRequests(server, edge, context, limits.maxPipelinedRequests);
+  // The application's listeners run behind the edge's.
+  const handlers = server.listeners('request') as Handler[];
+  server.removeAllListeners('request');
+  server.on('request', admitRequests(edge, context, handlers, limits.maxPipelinedRequests));
   return edge;
-}
-
-/** Over its client's cap: a 503 at its request, or after the refusal timeout if none comes. */
-function admitConnection(connection: Connection, limits: ConnectionLimits): boolean {
-  const place = connection.context.cap.admit(connection.socket);
-  if (place === 'closed') return false;
-  connection.capPlace = place;
-  if (place !== undefined && !place.served) {
-    connection.refuseOverCap(limits.connectionRefusalTimeoutMs, () =>
-      answerOnSocket(connection.socket, 503, {
-        message: OVER_CONNECTION_CAP_MESSAGE,
-        headers: OVER_CAP_HEADERS,
-      }),
-    );
-  }
-  return true;
-}
-
-/** One listener shared by every socket, not a closure per connection. */
-function onSocketClose(this: Socket): void {
-  connectionOf(this)?.closed();
-}
-
-function answered(this: ServerResponse & { req: IdentifiedRequest }): void {
-  const connection = connectionOf(this.req.socket);
-  if (connection === undefined) return;
-  // A client that left before the status line was sent got no status at all.
-  const status = this.headersSent ? this.statusCode : null;
-  const elapsedMs = performance.now() - connection.arrivedAt(this.req);
-  const record = answerRecord(this.req, status, this.writableFinished, elapsedMs);
-  connection.answered(this.req);
-  for (const observe of connection.context.observers) observe(record);
 }
 
 function applyLimits(server: Server, limits: ConnectionLimits): void {
@@ -134,106 +117,4 @@ function answerWhatNodeRefuses(server: Server): void {
   server.on('checkContinue', (request, response) => server.emit('request', request, response));
   // An `Expect` other than 100-continue is ignored, as RFC 9110 §10.1.1 allows, not a bare 417.
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));
-}
-
-function admitRequests(server: Server, edge: Edge, context: EdgeContext, depth: number): void {
-  const handlers = server.listeners('request') as Handler[];
-  const bodyLimit = context.errors.settings.bodyLimit;
-  server.removeAllListeners('request');
-  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const connection = connectionOf(request.socket) ?? new Connection(request.socket, context);
-    // Behind an answer that closes the connection, or past the depth: neither handled nor counted.
-    if (connection.closing) return;
-    if (connection.waiting >= depth) {
-      stopReading(connection);
-      return;
-    }
-    connection.arrived(request, response, performance.now());
-    toOriginForm(request);
-    identifyRequest(request, response);
-    response.on('close', answered);
-    const arriving = closeIfBodyStillArriving(request, response, bodyLimit);
-    if (edge.closeAnswers) closeIfShutdownStillSays(edge, connection, request, response);
-    if (refused(request, response, connection)) return;
-    if (
-      connection.deferred > 0 ||
-      (arriving && request.headers['transfer-encoding'] !== undefined)
-    ) {
-      connection.deferred += 1;
-      setImmediate(() => handleOnceRead(connection, handlers, request, response));
-    } else for (const handle of handlers) handle(request, response);
-  });
-}
-
-/**
- * Handles a request whose chunked body is still arriving, and those behind it, once its read is
- * parsed whole: else a route answering at once would answer before the rest of a body already read,
- * and close an honest client's connection (closeIfBodyStillArriving).
- */
-function handleOnceRead(
-  connection: Connection,
-  handlers: Handler[],
-  request: IncomingMessage,
-  response: ServerResponse,
-): void {
-  connection.deferred -= 1;
-  if (request.socket.destroyed) return;
-  // Its own answer has not been written yet: an answer that closes is an earlier request's.
-  if (connection.answerCloses) {
-    response.off('close', answered);
-    connection.dropped(request);
-    return;
-  }
-  for (const handle of handlers) handle(request, response);
-}
-
-function refused(
-  request: IncomingMessage,
-  response: ServerResponse,
-  connection: Connection,
-): boolean {
-  const { errors } = connection.context;
-  if (connection.overCap()) {
-    errors.send(response, 503, OVER_CONNECTION_CAP_MESSAGE, OVER_CAP_HEADERS, true);
-  } else if (!isHttp1(request)) {
-    // Node's parser takes HTTP/0.9 (a request line without a version) and HTTP/2.0 as requests;
-    // the edge speaks 1.0 and 1.1 only (RFC 9110 §15.6.6), and closes after saying so.
-    errors.send(response, 505, undefined, {}, true);
-  } else if (
-    hostLines(request) > 1 ||
-    (request.headers.host === undefined && request.httpVersion === '1.1')
-  ) {
-    // More than one Host line, or none in HTTP/1.1, is malformed (RFC 9112 §3.2): a 400 with our
-    // body. Node keeps the first of several Host lines in `headers`, so they are counted raw.
-    errors.send(response, 400);
-  } else return false;
-  return true;
-}
-
-function hostLines(request: IncomingMessage): number {
-  const raw = request.rawHeaders;
-  let lines = 0;
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i].length === 4 && raw[i].toLowerCase() === 'host') lines += 1;
-  }
-  return lines;
-}
-
-/** Routing, a 404's message, the log and the metrics see an absolute-form target's path alone. */
-function toOriginForm(request: IncomingMessage): void {
-  const url = request.url;
-  if (url !== undefined && url.charCodeAt(0) !== 0x2f) request.url = originForm(url);
-}
-
-const isHttp1 = (request: IncomingMessage): boolean =>
-  request.httpVersionMajor === 1 &&
-  (request.httpVersionMinor === 0 || request.httpVersionMinor === 1);
-
-/**
- * Past the pipelining depth Node would hold a request and an answer for each one sent unread: the
- * admitted ones are answered, the rest dropped uncounted, then the connection lingers and closes.
- */
-function stopReading(connection: Connection): void {
-  connection.stopAdmitting();
-  connection.whenAllAnswered(() => lingeringClose(connection.socket, connection.context.lingering));
 }

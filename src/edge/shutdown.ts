@@ -3,11 +3,15 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { acceptQueued } from './accept-queue';
-import { closeAnswersFromNow } from './answers';
-import { connectionHolds } from './connection';
+import {
+  closeAnswersFromNow,
+  connectionHolds,
+  isLingering,
+  type LingeringBounds,
+  lingeringClose,
+} from './connection';
 import { errorText } from '../common/error-text';
-import { closeListener } from '../common/node-internals';
-import { isLingering, type LingeringBounds, lingeringClose } from './lingering-close';
+import { closeListener } from '../common/platform-internals';
 import { answerOnSocket } from './socket-answers';
 
 /**

@@ -1,5 +1,4 @@
-import type { OutgoingHttpHeaders } from 'node:http';
-import { METHODS, STATUS_CODES } from 'node:http';
+import { METHODS, type OutgoingHttpHeaders, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import {
   answerRecord,
@@ -9,9 +8,8 @@ import {
   requestIdFrom,
 } from '../common/answer-record';
 import { bodyFor, type HeaderTarget } from '../common/error-responses';
-import { type Connection, connectionOf } from './connection';
-import { responseOn } from '../common/node-internals';
-import { lingeringClose } from './lingering-close';
+import { type Connection, connectionOf, lingeringClose } from './connection';
+import { responseOn } from '../common/platform-internals';
 
 interface SocketAnswer {
   /** The read in which Node's parser refused a request, for the request line the log names. */
@@ -65,8 +63,7 @@ function requestLineOf(answer: SocketAnswer): { method: string; url: string } {
 
 /**
  * An error answer where no response object exists (Node's parser refused, a header timeout, a
- * silent connection over the cap): written on the socket as ErrorResponses.send would, logged and counted
- * here. Requests pipelined before it are answered first.
+ * silent connection over the cap): written as ErrorResponses.send would, then logged and counted.
  */
 export function answerOnSocket(socket: Socket, status: number, answer: SocketAnswer = {}): void {
   const connection = connectionOf(socket);

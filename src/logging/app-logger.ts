@@ -2,34 +2,13 @@ import { LoggerService } from '@nestjs/common';
 import { hostname } from 'node:os';
 import { inspect } from 'node:util';
 import { DestinationStream, Level, LevelWithSilent, Logger, pino } from 'pino';
-import type { AnswerObserver, AnswerRecord } from '../common/answer-record';
 import { AppLogLevel, DEFAULT_LOG_BUFFER_BYTES } from '../config/environment';
+import { isoTimeEachMillisecond, type JsonLineFormat } from './request-log';
 import { StdoutLog } from './stdout-log';
 
 /** pino's level for LOG_LEVEL: pino has no 'verbose', its most detailed level is 'trace'. */
 function pinoLevel(level: AppLogLevel): LevelWithSilent {
   return level === 'verbose' ? 'trace' : level;
-}
-
-/** Under load, request lines share a millisecond, and toISOString is a visible part of each. */
-function isoTimeEachMillisecond(): () => string {
-  let at = NaN;
-  let field = '';
-  return () => {
-    const now = Date.now();
-    if (now !== at) {
-      at = now;
-      field = `,"time":"${new Date(now).toISOString()}"`;
-    }
-    return field;
-  };
-}
-
-/** Shared by pino and AppLogger.line, so both write the same line without pino's private state. */
-interface JsonLineFormat {
-  base: { pid: number; hostname: string };
-  time: () => string;
-  destination: DestinationStream;
 }
 
 function createRootLogger(level: AppLogLevel, format: JsonLineFormat): Logger {
@@ -66,29 +45,15 @@ function errorOf(message: string, stack: string): Error {
  * JSON stream. Nest's conventions: the context last, an error's stack after its message.
  */
 export class AppLogger implements LoggerService {
-  /** `,"pid":…,"hostname":…`, as pino writes the base after the time. */
-  private readonly bindings: string;
-
   constructor(
     readonly pino: Logger,
-    private readonly format: JsonLineFormat,
-  ) {
-    this.bindings = `,${JSON.stringify(format.base).slice(1, -1)}`;
-  }
+    readonly format: JsonLineFormat,
+  ) {}
 
   /** Before an exit: resolves once stdout has taken every line, or its bound has passed. */
   flushed(): Promise<void> {
     const destination = this.format.destination;
     return destination instanceof StdoutLog ? destination.written() : Promise.resolve();
-  }
-
-  /** `pino[level](fields, msg)`'s line, byte for byte, without building an object per answer. */
-  line(level: 'info' | 'warn' | 'error', fields: string, msg: string): void {
-    const head = `{"level":"${level}"${this.format.time()}${this.bindings}`;
-    const text = `${head},${fields},"msg":"${msg}"}\n`;
-    const destination = this.format.destination;
-    if (destination instanceof StdoutLog) destination.writeSoon(text);
-    else void destination.write(text);
   }
 
   log(message: unknown, ...params: unknown[]): void {
@@ -154,35 +119,3 @@ export function createAppLogger(
   };
   return new AppLogger(createRootLogger(level, format), format);
 }
-
-type RequestLevel = 'info' | 'warn' | 'error';
-
-/** A string as JSON, or nothing (pino leaves out a field whose value is undefined). */
-const field = (name: string, value: string | undefined, comma = ',') =>
-  value === undefined ? '' : `${comma}"${name}":${JSON.stringify(value)}`;
-
-function fieldsOf(answer: AnswerRecord): string {
-  const id = field('reqId', answer.requestId, '');
-  const req =
-    `"req":{"method":${JSON.stringify(answer.method)},"path":${JSON.stringify(answer.path)}` +
-    `${field('remoteAddress', answer.remoteAddress)}}`;
-  const rest = `"res":{"statusCode":${answer.status}},"responseTime":${Math.round(answer.elapsedMs)}`;
-  return `${id}${id ? ',' : ''}${req},${rest}`;
-}
-
-/** One line per answer, the edge's too (docs/operations.md, "Logs"); no header, body or query. */
-export function requestLog(logger: AppLogger): AnswerObserver {
-  return (answer) => {
-    const level = levelOf(answer.status);
-    if (!logger.pino.isLevelEnabled(level)) return;
-    const done = answer.completed ? 'request completed' : 'request aborted';
-    logger.line(level, fieldsOf(answer), level === 'error' ? 'request failed' : done);
-  };
-}
-
-/**
- * A 5xx is an error, but for a 503, said on purpose (a readiness probe while Redis is away), and a
- * 505, which any client can send at will: neither may page an operator.
- */
-const levelOf = (status: number | null): RequestLevel =>
-  status === null || status < 500 || status === 505 ? 'info' : status === 503 ? 'warn' : 'error';

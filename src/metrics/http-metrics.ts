@@ -1,6 +1,6 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { AnswerRecord } from '../common/answer-record';
-import { takesEveryMethod } from '../common/express-internals';
+import { takesEveryMethod } from '../common/platform-internals';
 
 const UNMATCHED_ROUTE = 'unmatched';
 

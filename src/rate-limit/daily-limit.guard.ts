@@ -1,48 +1,18 @@
 import { ExecutionContext, Injectable, type Type } from '@nestjs/common';
-import { PATH_METADATA } from '@nestjs/common/constants';
-import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { DiscoveryService, Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
   InjectThrottlerStorage,
   ThrottlerGuard,
   type ThrottlerModuleOptions,
-  type ThrottlerOptions,
   type ThrottlerRequest,
   type ThrottlerStorage,
 } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import type { ServerResponse } from 'node:http';
-import { StartupRefusal } from '../common/startup-refusal';
-import { DailyLimitPolicy } from './daily-limit.policy';
-import { DAY_MS } from './daily-window';
-import { rateLimitHeaderValues } from './rate-limit-headers';
-import { hasThrottle, SKIP_THROTTLE_KEY } from './throttler-metadata';
-
-/** Throttler options this guard does not honour: the daily window and the contract fix them. */
-const UNSUPPORTED_OPTIONS = ['ignoreUserAgents', 'setHeaders', 'ipv6SubnetPrefix', 'blockDuration'];
-
-/** Throttler options honoured through ThrottlerGuard's own flow (below), when given. */
-const FLOW_OPTIONS = ['skipIf', 'getTracker', 'generateKey', 'errorMessage'];
-
-/** Overriding any of these moves the guard onto ThrottlerGuard's flow, which calls them. */
-const EXTENSION_POINTS = [
-  'shouldSkip',
-  'handleRequest',
-  'getTracker',
-  'generateKey',
-  'throwThrottlingException',
-  'getErrorMessage',
-  'setResponseHeader',
-] as const;
-
-/** ThrottlerGuard's `headerPrefix`: the contract's headers are X-RateLimit-*, whatever it says. */
-const HEADER_PREFIX = 'X-RateLimit';
-
-/** The options given at the module's level and the one throttler's: either may hold one. */
-const givenOptions = (levels: object[], names: string[]): string[] =>
-  names.filter((name) =>
-    levels.some((options) => (options as Record<string, unknown>)[name] !== undefined),
-  );
+import { DailyLimitPolicy, rateLimitHeaderValues } from './daily-limit.policy';
+import { DAY_MS } from './daily-limit.storage';
+import { checkThrottlerUse, SKIP_THROTTLE_KEY } from './throttler-support';
 
 /**
  * The daily limit as a ThrottlerGuard: one throttler over the UTC day, one budget per client across
@@ -71,16 +41,23 @@ export class DailyLimitGuard extends ThrottlerGuard {
 
   override async onModuleInit(): Promise<void> {
     await super.onModuleInit();
-    const daily = this.dailyThrottler();
-    const levels: object[] = [daily, Array.isArray(this.options) ? {} : this.options];
-    this.refuseUnsupported(levels);
-    this.throttlerName = daily.name ?? 'default';
-    this.refuseMisplacedThrottle();
-    const overridden = [
-      ...EXTENSION_POINTS.filter((name) => this[name] !== DailyLimitGuard.prototype[name]),
-      ...givenOptions(levels, FLOW_OPTIONS).map((name) => `the option ${name}`),
-      ...(this.errorMessage === this.policy.refusal.message ? [] : ['errorMessage']),
-    ];
+    this.throttlerName = this.throttlers[0]?.name ?? 'default';
+    const overridden = checkThrottlerUse(
+      {
+        name: this.constructor.name,
+        throttlers: this.throttlers,
+        moduleOptions: this.options,
+        storage: this.storageService,
+        headerPrefix: this.headerPrefix,
+        errorMessageOverridden: this.errorMessage !== this.policy.refusal.message,
+        overrides: (method) => this[method] !== DailyLimitGuard.prototype[method],
+        skipped: (handler, controller) => this.skipped(handler, controller),
+      },
+      { limit: this.policy.limit, ttl: DAY_MS, storage: this.policy.storage },
+      this.discovery
+        .getControllers()
+        .flatMap(({ metatype }) => (metatype ? [metatype as Type] : [])),
+    );
     this.throughThrottlerFlow = overridden.length > 0;
     if (this.throughThrottlerFlow) {
       this.logger.log(
@@ -128,63 +105,6 @@ export class DailyLimitGuard extends ThrottlerGuard {
   /** The client alone, not the route: one budget across the API. */
   protected override generateKey(_context: ExecutionContext, tracker: string, _name: string) {
     return tracker;
-  }
-
-  private dailyThrottler(): ThrottlerOptions {
-    const [daily, ...others] = this.throttlers;
-    if (others.length > 0 || daily?.limit !== this.policy.limit || daily.ttl !== DAY_MS) {
-      throw new StartupRefusal(
-        'DailyLimitGuard takes exactly one throttler: the daily limit (RATE_LIMIT_PER_DAY per UTC day)',
-      );
-    }
-    return daily;
-  }
-
-  private refuseUnsupported(levels: object[]): void {
-    const given = givenOptions(levels, UNSUPPORTED_OPTIONS);
-    if (given.length > 0) {
-      throw new StartupRefusal(
-        `DailyLimitGuard does not support the throttler option(s) ${given.join(', ')}`,
-      );
-    }
-    if (this.storageService !== this.policy.storage) {
-      throw new StartupRefusal(
-        "DailyLimitGuard counts in DailyLimitStorage: ThrottlerModule's storage must be that " +
-          'store (replace DailyLimitStorage, not the throttler storage token)',
-      );
-    }
-    if (this.headerPrefix !== HEADER_PREFIX) {
-      throw new StartupRefusal(
-        `DailyLimitGuard writes the contract's rate-limit headers (${HEADER_PREFIX}-*): ` +
-          `headerPrefix '${this.headerPrefix}' of ${this.constructor.name} is not supported`,
-      );
-    }
-  }
-
-  private refuseMisplacedThrottle(): void {
-    const routes = this.discovery
-      .getControllers()
-      .flatMap(({ metatype }) => (metatype ? this.throttledRoutes(metatype as Type) : []));
-    if (routes.length === 0) return;
-    throw new StartupRefusal(
-      `@Throttle() on ${[...new Set(routes)].join(', ')} is not supported: the daily limit is one ` +
-        'budget per client per UTC day across the API (RATE_LIMIT_PER_DAY). Remove it, or use ' +
-        '@SkipThrottle() to exempt the route.',
-    );
-  }
-
-  private throttledRoutes(controller: Type): string[] {
-    const prototype = controller.prototype as Record<string, object>;
-    return new MetadataScanner()
-      .getAllMethodNames(prototype)
-      .filter((method) => {
-        const handler = prototype[method];
-        if (Reflect.getMetadata(PATH_METADATA, handler) === undefined) return false; // no route
-        if (!hasThrottle(handler) && !hasThrottle(controller)) return false;
-        // As the throttler does: a skipped route is never limited, whatever @Throttle() says.
-        return !this.skipped(handler, controller);
-      })
-      .map((method) => `${controller.name}.${method}`);
   }
 
   private skipped(handler: object, controller: object): boolean {

@@ -69,3 +69,77 @@ export function dailyRecord(hits: number, limit: number, resetSeconds: number): 
     timeToBlockExpire: isBlocked ? resetSeconds : 0,
   };
 }
+
+/** The daily window: a fixed UTC calendar day, 00:00:00.000 to 23:59:59.999 UTC. */
+export const DAY_MS = 86_400_000;
+export const DAY_SECONDS = 86_400;
+
+/** Days since 1970-01-01 UTC: the same number for every instant of one UTC day. */
+export const utcDayNumber = (epochMs: number): number => Math.floor(epochMs / DAY_MS);
+
+/** Rounded up: 1 to 86,400, more when `day` is ahead of `epochMs`'s (a clock that stepped back). */
+export const secondsUntilReset = (epochMs: number, day = utcDayNumber(epochMs)): number =>
+  Math.ceil(((day + 1) * DAY_MS - epochMs) / 1000);
+
+/** The UTC date as YYYY-MM-DD, for keys that must name their day (shared stores). */
+export const utcDateKey = (epochMs: number): string =>
+  new Date(utcDayNumber(epochMs) * DAY_MS).toISOString().slice(0, 10);
+
+/** After a clock steps back, the day is the latest counted; seconds still follow the clock. */
+export interface CountedInstant {
+  readonly now: number;
+  readonly day: number;
+}
+
+/**
+ * The day a per-client store counts in: a later day's first instant calls `startDay` (no timers);
+ * an earlier day's (a clock that stepped back) leaves it as it is.
+ */
+export class DayRollover {
+  private latest = -Infinity;
+
+  constructor(private readonly startDay: () => void) {}
+
+  /** The day counted in (-Infinity before the first `reach`). */
+  get day(): number {
+    return this.latest;
+  }
+
+  /** The day an instant counts in, without moving to it: its own, or the later one counted in. */
+  dayOf(now: number): number {
+    return Math.max(utcDayNumber(now), this.latest);
+  }
+
+  reach(now: number): number {
+    return this.reachDay(utcDayNumber(now));
+  }
+
+  reachDay(day: number): number {
+    if (day > this.latest) {
+      this.latest = day;
+      this.startDay();
+    }
+    return this.latest;
+  }
+
+  /** False for an earlier day than the one counted in: a late reply. */
+  enter(day: number): boolean {
+    return this.reachDay(day) === day;
+  }
+
+  isCounted(day: number): boolean {
+    return day === this.latest;
+  }
+
+  isPast(day: number): boolean {
+    return day < this.latest;
+  }
+
+  /** `now` is on a later day not reached yet: what is kept is the day before's. */
+  isAhead(now: number): boolean {
+    return utcDayNumber(now) > this.latest;
+  }
+}
+
+/** Whether UTC day `day` is the one `at` counts in (hits counted alone before midnight are not). */
+export const isDayOf = (day: number, at: CountedInstant): boolean => day === at.day;

@@ -4,13 +4,15 @@ import { DEFAULT_MAX_TRACKED_CLIENTS, DEFAULT_OVERFLOW_SKETCH_MB } from '../conf
 import { errorText } from '../common/error-text';
 import { CountMinSketch } from './count-min-sketch';
 import {
+  CountedInstant,
   DAILY_LIMIT_CONTEXT,
   DailyLimitRecord,
   DailyLimitState,
   DailyLimitStorage,
   dailyRecord,
+  DayRollover,
+  secondsUntilReset,
 } from './daily-limit.storage';
-import { CountedInstant, DayRollover, secondsUntilReset } from './daily-window';
 
 /**
  * V8 keeps concatenated keys ('2001:db8:1:2::' + '/64') as ropes; flat, a /64 client costs ~108

@@ -1,6 +1,6 @@
 import type { ApiResponseOptions, OpenAPIObject } from '@nestjs/swagger';
 import { dailyRecord } from './daily-limit.storage';
-import { RATE_LIMIT_HEADERS, rateLimitHeaderValues } from './rate-limit-headers';
+import { RATE_LIMIT_HEADERS, rateLimitHeaderValues } from './daily-limit.policy';
 
 type HeadersObject = NonNullable<ApiResponseOptions['headers']>;
 

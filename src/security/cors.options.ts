@@ -1,5 +1,5 @@
 import { REQUEST_ID_HEADER } from '../common/answer-record';
-import { RATE_LIMIT_HEADERS } from '../rate-limit/rate-limit-headers';
+import { RATE_LIMIT_HEADERS } from '../rate-limit/daily-limit.policy';
 
 type Headers = ReadonlyArray<readonly [string, string]>;
 

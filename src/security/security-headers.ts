@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet, { contentSecurityPolicy } from 'helmet';
 import { pathOf } from '../common/answer-record';
-import { expressPath } from '../common/express-internals';
-import { fixedHeaders, setFixedHeaders } from '../common/node-internals';
+import { expressPath, fixedHeaders, setFixedHeaders } from '../common/platform-internals';
 import { ASSETS_PATH, PAGE_PATH } from '../page/page.controller';
 import { CORS_ANSWER_HEADERS, CORS_PREFLIGHT_HEADERS } from './cors.options';
 
@@ -64,7 +63,7 @@ export function responseHeaders(docsPath: string): Middleware {
     // absolute-form target or a fragment does not change.
     const underDocsMount = underDocs((request as { path?: string }).path ?? path, docsPath);
     if (!underDocsMount && !isDocumentPath(path, docsPath)) {
-      // The API's answers: fixed headers, no callback made per request.
+      // The API's answers: no callback per request.
       setFixedHeaders(response, JSON_SET);
       return corsHeaders(request, response, next);
     }
@@ -89,9 +88,8 @@ const corsHeaders: Middleware = (request, response, next) => {
 };
 
 /**
- * The CSP of Swagger UI's pages, which replaces the one above under the docs path: its index page
- * has inline `<style>` blocks and `style` attributes, and its stylesheet draws icons from data:
- * URLs. Scripts stay same-origin only (its init script is a file).
+ * Swagger UI's index page has inline `<style>` blocks and `style` attributes, and its stylesheet
+ * draws icons from data: URLs. Scripts stay same-origin (its init script is a file).
  */
 const docsContentSecurityPolicy = (): Middleware =>
   contentSecurityPolicy({

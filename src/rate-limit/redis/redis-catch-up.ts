@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import type { RedisContributionLedger } from './redis-contribution-ledger';
-import type { CountedInstant } from '../daily-window';
+import type { CountedInstant } from '../daily-limit.storage';
 import { dayKey } from './redis-daily-count-script';
 import type { RedisDailyCounter } from './redis-daily-counter';
 import { IdentityCheck, RedisIdentityTracker } from './redis-identity-tracker';
@@ -47,7 +47,7 @@ export class RedisCatchUp {
     return identity.known;
   }
 
-  /** Adds each client's hits counted alone so far; what could not be added is kept for later. */
+  /** What could not be added is put back for the next catch-up. */
   async addCountedAlone(): Promise<void> {
     const taken = this.ledger.takeAlone();
     const failed: typeof taken = [];

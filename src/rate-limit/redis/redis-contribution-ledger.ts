@@ -1,4 +1,4 @@
-import { type CountedInstant, DayRollover } from '../daily-window';
+import { type CountedInstant, DayRollover } from '../daily-limit.storage';
 
 /** Hits counted alone for one client's day, not yet added to Redis. */
 interface CountedAlone {
@@ -7,7 +7,7 @@ interface CountedAlone {
   day: number;
 }
 
-/** How long a client this instance refuses at once goes without asking Redis (a reset shows). */
+/** A client refused at once still asks Redis this often, so an operator's reset reaches it. */
 export const BLOCKED_RECHECK_MS = 5_000;
 
 /**
@@ -17,7 +17,7 @@ export const BLOCKED_RECHECK_MS = 5_000;
  */
 export class RedisContributionLedger {
   private own = new Map<string, number>();
-  /** When each client refused at once last asked Redis (ms), so a reset reaches it. */
+  /** When each client refused at once last asked Redis (ms). */
   private checked = new Map<string, number>();
   private readonly alone = new Map<string, CountedAlone>();
   private readonly days = new DayRollover(() => {

@@ -1,5 +1,5 @@
 import type { Result } from 'ioredis';
-import { DAY_MS, secondsUntilReset, utcDateKey } from '../daily-window';
+import { DAY_MS, secondsUntilReset, utcDateKey } from '../daily-limit.storage';
 
 /** Keys: `depreciation:daily:2026-11-21:203.0.113.7` (prefix, UTC date, client). */
 export const REDIS_KEY_PREFIX = 'depreciation:daily';
@@ -17,9 +17,9 @@ export const keyTtl = (day: number, now: number): number =>
   Math.max(0, secondsUntilReset(now, day)) + EXPIRY_GRACE_SECONDS;
 
 /**
- * One client's day is a hash: a field per instance and `total`, changed by one atomic call on that
- * key. `add` adds `hits`; `max` raises the field to `own` (idempotent). An unusable value restarts
- * from `floor` (reply[2] = 1). EXPIRE, not EXPIREAT: a Redis clock ahead would delete the key.
+ * A hash per client's day: a field per instance and `total`. `add` adds `hits`; `max` raises the
+ * field to `own` (idempotent). An unusable value restarts from `floor` (reply[2] = 1). EXPIRE, not
+ * EXPIREAT: a Redis clock ahead would delete the key.
  */
 export const DAILY_COUNT_LUA = `
 local key, id = KEYS[1], ARGV[1]

@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { type CountedInstant, isDayOf } from '../daily-window';
+import { type CountedInstant, isDayOf } from '../daily-limit.storage';
 import type { DailyLimitFallback } from '../memory-daily-limit.storage';
 import type { RedisContributionLedger } from './redis-contribution-ledger';
 import { DailyCount, keyTtl, readDailyCount } from './redis-daily-count-script';

@@ -3,13 +3,14 @@ import { randomBytes } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import { DEFAULT_REDIS_CLOCK_OFFSET_WARN_MS } from '../../config/environment';
 import {
+  type CountedInstant,
   DAILY_LIMIT_CONTEXT,
   DailyLimitRecord,
   DailyLimitState,
   DailyLimitStorage,
   dailyRecord,
+  secondsUntilReset,
 } from '../daily-limit.storage';
-import { type CountedInstant, secondsUntilReset } from '../daily-window';
 import type { DailyLimitFallback } from '../memory-daily-limit.storage';
 import { RedisCatchUp } from './redis-catch-up';
 import { RedisClockOffset } from './redis-clock-offset';
@@ -153,13 +154,11 @@ export class RedisDailyLimitStorage
     const count = this.counter.read(key, redisKey, reply, at.day, this.recovery.steady);
     const { now, day } = at;
     if (count === undefined) return this.memory.hit(key, limit, now);
-    // A shared count that comes back after its day (another hit started the next one meanwhile)
-    // was counted there: answered as it is, without touching the later day's counts.
+    // A reply for a day already past: answered as is, leaving the new day's counts alone.
     if (this.memory.isPast(day))
       return dailyRecord(count.total, limit, secondsUntilReset(now, day));
     if (!this.memory.tracks(key, now)) {
-      // Past the Map: the answer is the shared count, and the sketch is raised to it (it never
-      // falls), so that a fallback goes on from there rather than from zero.
+      // Past the Map: the sketch (it never falls) is raised so a fallback resumes here, not at 0.
       this.memory.raiseTo(key, limit, count.total, now);
       return dailyRecord(count.total, limit, secondsUntilReset(now, day));
     }

@@ -34,7 +34,7 @@ describe('closeIfShutdownStillSays', () => {
       shutdown: { timeoutMs: 1_000, drainDelayMs: 0 },
       errors: new ErrorResponses({ headers: [], bodyLimit: 8_192 }),
       observers: [],
-      isTrustedProxy: () => false,
+      trustProxy: () => false,
     },
   );
   let port: number;

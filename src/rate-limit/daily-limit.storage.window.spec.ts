@@ -1,4 +1,10 @@
-import { DayRollover, isDayOf, secondsUntilReset, utcDateKey, utcDayNumber } from './daily-window';
+import {
+  DayRollover,
+  isDayOf,
+  secondsUntilReset,
+  utcDateKey,
+  utcDayNumber,
+} from './daily-limit.storage';
 
 const at = (iso: string) => Date.parse(iso);
 

@@ -1,4 +1,4 @@
-import { decimal } from './rate-limit-headers';
+import { decimal } from './daily-limit.policy';
 
 describe('decimal', () => {
   it.each([

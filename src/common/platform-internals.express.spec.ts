@@ -1,8 +1,8 @@
 import express from 'express';
-import { EXPRESS_CHECKED_ON, takesEveryMethod, trustProxyTest } from './express-internals';
+import { CHECKED_ON, takesEveryMethod, trustProxyTest } from './platform-internals';
 
 /** Each private property of Express the service relies on, checked on a real application. */
-describe(`The internals of Express ${EXPRESS_CHECKED_ON}`, () => {
+describe(`The internals of Express ${CHECKED_ON.express}`, () => {
   it("Express's `'trust proxy fn'`: TRUST_PROXY as a test of a peer's address", () => {
     const app = express();
     app.set('trust proxy', 'loopback');

@@ -1,6 +1,6 @@
 import type { AnswerRecord } from '../common/answer-record';
 import { recordingAppLogger } from '../testing/recording-logger';
-import { requestLog } from './app-logger';
+import { requestLog } from './request-log';
 
 const answer = (overrides: Partial<AnswerRecord> = {}): AnswerRecord => ({
   method: 'POST',

@@ -1,8 +1,8 @@
 // The package's own declaration of its keys, which its index does not export: read here only, to
-// hold throttler-metadata.ts to it.
+// hold throttler-support.ts to it.
 import * as constants from '@nestjs/throttler/dist/throttler.constants';
 import { SkipThrottle, Throttle } from '@nestjs/throttler';
-import { hasThrottle, SKIP_THROTTLE_KEY, THROTTLE_KEYS } from './throttler-metadata';
+import { hasThrottle, SKIP_THROTTLE_KEY, THROTTLE_KEYS } from './throttler-support';
 
 describe('the throttler metadata keys', () => {
   it("are @nestjs/throttler's own: SKIP for @SkipThrottle(), the other five for @Throttle()", () => {

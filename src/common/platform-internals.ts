@@ -8,11 +8,11 @@ import {
 import { Server as NetServer, type Socket } from 'node:net';
 
 /**
- * Every private or undocumented Node property the service uses, each for lack of a public API.
- * Checked on Node 24.21.0 (lib/_http_server.js, lib/_http_outgoing.js, lib/net.js);
- * node-internals.spec.ts checks each one and names any that moved. Express's: express-internals.ts.
+ * Every private or undocumented Node and Express property the service uses, each for lack of a
+ * public API. Checked on Node 24.21.0 (lib/_http_server.js, lib/_http_outgoing.js, lib/net.js) and
+ * Express 5.3.0; the platform-internals specs check each one and name any that moved.
  */
-export const CHECKED_ON = { node: '24.21.0' } as const;
+export const CHECKED_ON = { node: '24.21.0', express: '5.3.0' } as const;
 
 type Internal = Socket & {
   _httpMessage?: ServerResponse | null;
@@ -145,4 +145,39 @@ function headerStore(response: ServerResponse): HeaderStore | undefined {
   const store = holder[OUT_HEADERS];
   if (store === undefined) return undefined;
   return store ?? (holder[OUT_HEADERS] = Object.create(null) as HeaderStore);
+}
+
+// Express and its router 2.x: its internals, and how its routing matches a path (expressPath).
+
+/** Hop 0 is the direct peer. */
+export type TrustProxy = (address: string, hop: number) => boolean;
+
+/** Undocumented `'trust proxy fn'`: no public API gives Express's compiled `trust proxy`. */
+function compiledTrust(
+  express: { get(setting: string): unknown } | undefined,
+): TrustProxy | undefined {
+  const test = express?.get('trust proxy fn');
+  return typeof test === 'function' ? (test as TrustProxy) : undefined;
+}
+
+export function trustProxyTest(express: { get(setting: string): unknown }): TrustProxy {
+  const test = compiledTrust(express);
+  if (test === undefined) {
+    throw new Error(`Express has no 'trust proxy fn' (checked on Express ${CHECKED_ON.express})`);
+  }
+  return test;
+}
+
+export const trustProxyTestOf = (request: {
+  app?: { get(setting: string): unknown };
+}): TrustProxy | undefined => compiledTrust(request.app);
+
+/** Undocumented `methods._all`, set by `route.all()`: no public API tells such a route apart. */
+export const takesEveryMethod = (methods: Partial<Record<string, boolean>>): boolean =>
+  methods._all === true;
+
+/** As Express's default routing matches paths (`strict`, `caseSensitive` off): all must agree. */
+export function expressPath(path: string): string {
+  const bare = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return bare.toLowerCase();
 }

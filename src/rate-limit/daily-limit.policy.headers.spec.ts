@@ -1,6 +1,6 @@
 import { ServerResponse } from 'node:http';
 import { dailyRecord } from './daily-limit.storage';
-import { setRateLimitHeaders } from './rate-limit-headers';
+import { setRateLimitHeaders } from './daily-limit.policy';
 
 const headersFor = (hits: number, limit: number, reset: number) => {
   const response = new ServerResponse({ method: 'POST' } as never);

@@ -1,4 +1,4 @@
-import { percentOf, roundHalfAwayFromZero, toCents, toUsd } from './money';
+import { percentOf, roundHalfAwayFromZero, toCents, toUsd } from './projection';
 
 describe('money', () => {
   it.each([

@@ -1,6 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import { expressPath } from './express-internals';
+import { expressPath } from './platform-internals';
 
 describe('expressPath', () => {
   it.each([

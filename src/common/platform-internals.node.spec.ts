@@ -15,7 +15,7 @@ import {
   responseOn,
   parseNoFurtherRequests,
   setFixedHeaders,
-} from './node-internals';
+} from './platform-internals';
 import { listenOnLoopback } from '../testing/http';
 
 type Handled = { request: IncomingMessage; response: ServerResponse };
