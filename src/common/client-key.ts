@@ -24,8 +24,11 @@ type AddressedRequest = Pick<Request, 'socket'> & {
   app?: Parameters<typeof trustProxyTestOf>[0]['app'];
 };
 
-/** Resolved on each ask, kept nowhere: the last-request cache saved 50-70 ns of a request. */
-function addressOfClient(request: AddressedRequest): string | undefined {
+/**
+ * The client's address as Express resolves it; a forwarded non-address gives the proxy's. Resolved
+ * on each ask, kept nowhere: the last-request cache saved 50-70 ns of a request.
+ */
+export function clientAddress(request: AddressedRequest): string | undefined {
   const ip = expressIp(request);
   const forwarded = ip === undefined ? undefined : addressOf(ip);
   return forwarded ?? request.socket?.remoteAddress;
@@ -41,12 +44,8 @@ function expressIp(request: AddressedRequest): string | undefined {
   return trusts !== undefined && !trusts(peer!, 0) ? peer : request.ip;
 }
 
-/** The client's address as Express resolves it; a forwarded non-address gives the proxy's. */
-export const clientAddress = (request: AddressedRequest): string | undefined =>
-  addressOfClient(request);
-
 /** Who a request counts against: IPv4-mapped IPv6 as IPv4, other IPv6 as its /64. */
 export function clientKey(request: AddressedRequest): string {
-  const address = addressOfClient(request);
+  const address = clientAddress(request);
   return address ? normalizeIp(address) : 'unknown';
 }

@@ -1,16 +1,12 @@
 import { once } from 'node:events';
-import { fstatSync } from 'node:fs';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import {
   AnswerHeader,
   beforeHead,
   CHECKED_ON,
-  checkTimeoutsEvery,
   fixedHeaders,
-  closeListener,
   detachParser,
-  listenerFd,
   onDestroySoon,
   responseOn,
   parseNoFurtherRequests,
@@ -89,11 +85,6 @@ describe(`The internals of Node ${CHECKED_ON.node}`, () => {
     expect(responseOn(at.request.socket)).toBe(at.response);
   });
 
-  it('`connectionsCheckingInterval`: a number Node keeps on the server', () => {
-    expect(() => checkTimeoutsEvery(server, 250)).not.toThrow();
-    expect(() => checkTimeoutsEvery({} as Server, 250)).toThrow('`connectionsCheckingInterval`');
-  });
-
   it('`destroySoon`: called once an answer with `Connection: close` is sent', async () => {
     const { at } = await sent(GET);
     const called = new Promise<void>((resolve) => onDestroySoon(sockets[0], resolve));
@@ -122,26 +113,6 @@ describe(`The internals of Node ${CHECKED_ON.node}`, () => {
     expect(handled).toHaveLength(1);
   });
 
-  it("net.Server's `close` on an http.Server: idle connections stay open", async () => {
-    const { client, at } = await sent(GET);
-    at.response.end('first');
-    await once(client, 'data');
-    closeListener(server, () => undefined);
-    expect(server.listening).toBe(false);
-    const answered = once(client, 'data');
-    client.write(GET);
-    await once(server, 'request');
-    handled[1].response.end('second');
-    const [chunk] = (await answered) as [Buffer];
-    expect(chunk.toString()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*second$/);
-  });
-
-  it("`_handle.fd`: the listening socket's descriptor", () => {
-    expect(fstatSync(listenerFd(server)!).isSocket()).toBe(true);
-    server.close();
-    expect(listenerFd(server)).toBeUndefined();
-  });
-
   /** The head a response writes once its handler sets headers with `set`, then ends it. */
   async function headWritten(set: (response: ServerResponse) => void): Promise<string> {
     const { client, at } = await sent(GET);
@@ -167,9 +138,9 @@ describe(`The internals of Node ${CHECKED_ON.node}`, () => {
     const viaAnswerHeader = await headWritten((response) => {
       // Stored in `kOutHeaders` itself: setHeader is the fallback where Node keeps it elsewhere.
       const setHeader = jest.spyOn(response, 'setHeader');
-      new AnswerHeader('X-Request-Id').set(response, 'a');
+      new AnswerHeader('X-Request-Id').setChecked(response, 'a');
       setFixedHeaders(response, fixed);
-      new AnswerHeader('X-Request-Id').set(response, 'b');
+      new AnswerHeader('X-Request-Id').setChecked(response, 'b');
       expect(response.getHeaders()).toEqual({
         'x-request-id': 'b',
         'x-content-type-options': 'nosniff',
@@ -187,15 +158,15 @@ describe(`The internals of Node ${CHECKED_ON.node}`, () => {
   it('AnswerHeader: setHeader and removeHeader see what it set, and it replaces theirs', async () => {
     const head = await headWritten((response) => {
       response.setHeader('x-ratelimit-limit', '1');
-      new AnswerHeader('X-RateLimit-Limit').set(response, '2');
-      new AnswerHeader('Retry-After').set(response, '3');
+      new AnswerHeader('X-RateLimit-Limit').setChecked(response, '2');
+      new AnswerHeader('Retry-After').setChecked(response, '3');
       response.removeHeader('retry-after');
     });
     expect(head).toContain('\r\nX-RateLimit-Limit: 2\r\n');
     expect(head).not.toMatch(/x-ratelimit-limit|Retry-After/);
   });
 
-  it('AnswerHeader checks as setHeader does: a bad name at once, a bad value when set, and no header once the head is sent', async () => {
+  it('AnswerHeader checks as setHeader does: a bad name at once, a bad value when fixed, and no header once the head is sent', async () => {
     expect(() => new AnswerHeader('Bad Name')).toThrow(
       expect.objectContaining({ code: 'ERR_INVALID_HTTP_TOKEN' }),
     );
@@ -204,11 +175,8 @@ describe(`The internals of Node ${CHECKED_ON.node}`, () => {
       expect.objectContaining({ code: 'ERR_INVALID_CHAR' }),
     );
     const { client, at } = await sent(GET);
-    expect(() => header.set(at.response, 'a\nb')).toThrow(
-      expect.objectContaining({ code: 'ERR_INVALID_CHAR' }),
-    );
     at.response.end();
-    expect(() => header.set(at.response, 'a')).toThrow(
+    expect(() => header.setChecked(at.response, 'a')).toThrow(
       expect.objectContaining({ code: 'ERR_HTTP_HEADERS_SENT' }),
     );
     expect(() => setFixedHeaders(at.response, [header.withValue('a')])).toThrow(

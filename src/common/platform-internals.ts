@@ -1,11 +1,10 @@
 import {
   OutgoingMessage,
-  type Server,
   type ServerResponse,
   validateHeaderName,
   validateHeaderValue,
 } from 'node:http';
-import { Server as NetServer, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 
 /**
  * Every private or undocumented Node and Express property the service uses, each for lack of a
@@ -17,22 +16,6 @@ export const CHECKED_ON = { node: '24.21.0', express: '5.3.0' } as const;
 type Internal = Socket & {
   _httpMessage?: ServerResponse | null;
 };
-
-/**
- * Nest's adapter creates the server before the configuration is read, so an option only
- * createServer takes and that depends on it is set on the server before it listens.
- */
-function setOwn(server: Server, name: string, type: string, value: unknown): void {
-  const own = server as unknown as Record<string, unknown>;
-  if (typeof own[name] !== type) {
-    throw new Error(`http.Server has no ${type} \`${name}\` (checked on Node ${CHECKED_ON.node})`);
-  }
-  own[name] = value;
-}
-
-/** Private `connectionsCheckingInterval` (see setOwn): how often Node checks the timeouts. */
-export const checkTimeoutsEvery = (server: Server, ms: number): void =>
-  setOwn(server, 'connectionsCheckingInterval', 'number', ms);
 
 /** Private `socket._httpMessage`: no public API maps a socket to the response being written. */
 export const responseOn = (socket: Socket): ServerResponse | undefined =>
@@ -75,16 +58,6 @@ export function detachParser(socket: Socket): void {
   for (const listener of socket.listeners('end')) socket.off('end', listener as () => void);
 }
 
-/** net.Server's close(): http.Server's also ends idle keep-alive connections and timeout checks. */
-export const closeListener = (server: Server, then: () => void): void =>
-  void NetServer.prototype.close.call(server, then);
-
-/** Private `_handle.fd` (-1 where none): no public API gives the listener's descriptor. */
-export function listenerFd(server: Server): number | undefined {
-  const fd = (server as unknown as { _handle?: { fd?: unknown } | null })._handle?.fd;
-  return typeof fd === 'number' && fd >= 0 ? fd : undefined;
-}
-
 type HeaderStore = Record<string, [string, string]>;
 
 /** Private `kOutHeaders` (not exported), found by description; if it moves, setHeader is used. */
@@ -102,11 +75,6 @@ export class AnswerHeader {
   constructor(readonly name: string) {
     validateHeaderName(name);
     this.key = name.toLowerCase();
-  }
-
-  set(response: ServerResponse, value: string): void {
-    validateHeaderValue(this.name, value);
-    this.setChecked(response, value);
   }
 
   /** Only for values setHeader cannot refuse: checked by withValue, digits, a sane request id. */

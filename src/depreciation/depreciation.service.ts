@@ -1,20 +1,16 @@
 import { BadRequestException, Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import type { CalculateDepreciationDto as DepreciationInput } from './dto/calculate-depreciation.dto';
-import type {
-  DepreciationResponseDto as DepreciationResult,
-  YearlyEntryDto as YearlyEntry,
-} from './dto/depreciation-response.dto';
+import type { DepreciationResponseDto as DepreciationResult } from './dto/depreciation-response.dto';
 import {
   centsAt,
-  entryOf,
   percentOf,
-  projectionOf,
   roundHalfAwayFromZero,
   toCents,
   toUsd,
+  yearlyEntries,
 } from './projection';
-import { type DepreciationStrategy, STRATEGIES, type Usage } from './strategies/strategies';
+import { STRATEGIES, type Usage } from './strategies/strategies';
 
 @Injectable()
 export class DepreciationService {
@@ -31,12 +27,9 @@ export class DepreciationService {
     const strategy = STRATEGIES[input.vehicleType];
     const priceCents = toCents(input.purchasePrice);
     const usage: Usage = { ownedYears: age, currentMileage: input.currentMileage ?? 0 };
-    const { entries, currentCents } = this.breakdown(
-      input.purchaseYear,
-      strategy,
-      usage,
-      priceCents,
-    );
+    const valuation = { strategy, priceCents, purchaseYear: input.purchaseYear };
+    const entries = yearlyEntries(valuation, { from: 0, to: age }, priceCents, () => usage);
+    const currentCents = centsAt(strategy, priceCents, age, usage);
     const lostCents = priceCents - currentCents;
     const data: DepreciationResult['data'] = {
       currentValue: toUsd(currentCents),
@@ -47,31 +40,19 @@ export class DepreciationService {
     };
     // Absent or 0: no key at all, so the answer is the one a client that never asks gets.
     if (input.projectionYears) {
-      const { currentMileage } = usage;
-      const today = { strategy, priceCents, currentYear, age, currentMileage, currentCents };
-      data.projection = projectionOf(today, input.projectionYears);
+      // Valued as the breakdown values its last entry (docs/model.md, "Projection"), at today's
+      // pace, never with today's usage, whose even accrual would divide by the age (0 at first).
+      const pace = usage.currentMileage / Math.max(age, 1);
+      const ahead = { from: age + 1, to: age + input.projectionYears };
+      data.projection = yearlyEntries(valuation, ahead, currentCents, (owned) => ({
+        ownedYears: owned,
+        currentMileage: pace * owned,
+      }));
     }
     return {
       success: true,
       data,
       meta: { vehicleType: input.vehicleType, vehicleAge: age, calculatedAt: now.toISOString() },
     };
-  }
-
-  private breakdown(
-    purchaseYear: number,
-    strategy: DepreciationStrategy,
-    usage: Usage,
-    priceCents: number,
-  ): { entries: YearlyEntry[]; currentCents: number } {
-    const { ownedYears } = usage;
-    const entries: YearlyEntry[] = new Array<YearlyEntry>(ownedYears + 1);
-    let previousCents = priceCents;
-    for (let age = 0; age <= ownedYears; age++) {
-      const cents = centsAt(strategy, priceCents, age, usage);
-      entries[age] = entryOf(purchaseYear + age, age, cents, previousCents);
-      previousCents = cents;
-    }
-    return { entries, currentCents: previousCents };
   }
 }

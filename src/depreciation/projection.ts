@@ -27,46 +27,28 @@ export const centsAt = (
   usage: Usage,
 ): number => roundHalfAwayFromZero(priceCents * strategy.valueAt(age, usage));
 
-export const entryOf = (
-  year: number,
-  age: number,
-  cents: number,
-  previousCents: number,
-): YearlyEntry => {
-  const lost = previousCents - cents;
-  return {
-    year,
-    age,
-    value: toUsd(cents),
-    depreciation: toUsd(lost),
-    depreciationPercent: percentOf(lost, previousCents),
-  };
-};
-
-/** The vehicle today: what a projection continues from. */
-export interface Today {
-  readonly strategy: DepreciationStrategy;
-  readonly priceCents: number;
-  readonly currentYear: number;
-  readonly age: number;
-  readonly currentMileage: number;
-  readonly currentCents: number;
-}
-
 /**
- * Valued as a breakdown values its last entry (docs/model.md, "Projection"), never with today's
- * usage, whose even accrual would divide by the age (0 in the purchase year).
+ * The entries for `ages`, each valued with its usage, the first one's loss from `previousCents`:
+ * the breakdown (ages 0 to today, from the price) and the projection (the years ahead, from today).
  */
-export function projectionOf(today: Today, years: number): YearlyEntry[] {
-  const { strategy, priceCents, currentYear, age } = today;
-  const pace = today.currentMileage / Math.max(age, 1);
-  const entries = new Array<YearlyEntry>(years);
-  let previousCents = today.currentCents;
-  for (let ahead = 1; ahead <= years; ahead++) {
-    const owned = age + ahead;
-    const usage = { ownedYears: owned, currentMileage: pace * owned };
-    const cents = centsAt(strategy, priceCents, owned, usage);
-    entries[ahead - 1] = entryOf(currentYear + ahead, owned, cents, previousCents);
+export function yearlyEntries(
+  valuation: { strategy: DepreciationStrategy; priceCents: number; purchaseYear: number },
+  ages: { from: number; to: number },
+  previousCents: number,
+  usageAt: (age: number) => Usage,
+): YearlyEntry[] {
+  const { strategy, priceCents, purchaseYear } = valuation;
+  const entries = new Array<YearlyEntry>(ages.to - ages.from + 1);
+  for (let age = ages.from; age <= ages.to; age++) {
+    const cents = centsAt(strategy, priceCents, age, usageAt(age));
+    const lost = previousCents - cents;
+    entries[age - ages.from] = {
+      year: purchaseYear + age,
+      age,
+      value: toUsd(cents),
+      depreciation: toUsd(lost),
+      depreciationPercent: percentOf(lost, previousCents),
+    };
     previousCents = cents;
   }
   return entries;

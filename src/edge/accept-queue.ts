@@ -1,6 +1,11 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { listenerFd } from '../common/platform-internals';
+
+/** Private `_handle.fd` (-1 where none): no public API gives the listener's descriptor. */
+export function listenerFd(server: Server): number | undefined {
+  const fd = (server as unknown as { _handle?: { fd?: unknown } | null })._handle?.fd;
+  return typeof fd === 'number' && fd >= 0 ? fd : undefined;
+}
 
 /** The listener stays open until this long passes without a new connection (acceptQueued). */
 const QUIET_MS = 20;

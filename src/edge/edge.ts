@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AnswerObserver } from '../common/answer-record';
 import type { ErrorResponses } from '../common/error-responses';
-import { checkTimeoutsEvery, type TrustProxy } from '../common/platform-internals';
+import { CHECKED_ON, type TrustProxy } from '../common/platform-internals';
 import { admitConnections, admitRequests, type Handler } from './admission';
 import { answerClientError } from './client-error';
 import { ConnectionCap, type EdgeContext, type LingeringBounds, markClosing } from './connection';
@@ -102,6 +102,22 @@ function putBehindEdge(server: Server, options: EdgeOptions, trustProxy: TrustPr
   server.on('request', admitRequests(edge, context, handlers, limits.maxPipelinedRequests));
   return edge;
 }
+
+/**
+ * Nest's adapter creates the server before the configuration is read, so an option only
+ * createServer takes and that depends on it is set on the server before it listens.
+ */
+function setOwn(server: Server, name: string, type: string, value: unknown): void {
+  const own = server as unknown as Record<string, unknown>;
+  if (typeof own[name] !== type) {
+    throw new Error(`http.Server has no ${type} \`${name}\` (checked on Node ${CHECKED_ON.node})`);
+  }
+  own[name] = value;
+}
+
+/** Private `connectionsCheckingInterval` (see setOwn): how often Node checks the timeouts. */
+export const checkTimeoutsEvery = (server: Server, ms: number): void =>
+  setOwn(server, 'connectionsCheckingInterval', 'number', ms);
 
 function applyLimits(server: Server, limits: ConnectionLimits): void {
   server.maxConnections = connectionCeiling(limits.maxConnections);

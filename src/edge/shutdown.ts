@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Server } from 'node:http';
-import type { Socket } from 'node:net';
+import { Server as NetServer, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { acceptQueued } from './accept-queue';
 import {
@@ -11,8 +11,11 @@ import {
   lingeringClose,
 } from './connection';
 import { errorText } from '../common/error-text';
-import { closeListener } from '../common/platform-internals';
 import { answerOnSocket } from './socket-answers';
+
+/** net.Server's close(): http.Server's also ends idle keep-alive connections and timeout checks. */
+export const closeListener = (server: Server, then: () => void): void =>
+  void NetServer.prototype.close.call(server, then);
 
 /**
  * SIGHUP and SIGUSR2 too: Node's default ends the process at once (no drain), their senders expect

@@ -1,8 +1,7 @@
 import { Logger, type LoggerService } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { DEFAULT_MAX_TRACKED_CLIENTS, DEFAULT_OVERFLOW_SKETCH_MB } from '../config/environment';
-import { errorText } from '../common/error-text';
-import { CountMinSketch } from './count-min-sketch';
+import { type CountMinSketch, overflowSketch } from './count-min-sketch';
 import {
   CountedInstant,
   DAILY_LIMIT_CONTEXT,
@@ -19,9 +18,6 @@ import {
  * bytes instead of ~166 (npm run bench:memory). Done once per client and day.
  */
 const flat = (key: string): string => (key + ' ').slice(0, -1);
-
-/** Near the fewest honest refusals for 10 million keys in 128 MiB (npm run bench:sketch). */
-const SKETCH_ROWS = 8;
 
 /** These counts as the Redis store uses them; `now` is its clock reading for the hit (ms). */
 export interface DailyLimitFallback {
@@ -135,20 +131,7 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
   }
 
   private sketch(limit: number): CountMinSketch {
-    if (this.overflow) return this.overflow;
-    this.logger.warn(
-      `${this.maxClients} clients counted today (MAX_TRACKED_CLIENTS): new clients are now counted in a ${this.sketchMegabytes} MiB sketch (OVERFLOW_SKETCH_MB), each held to its limit, until 00:00 UTC`,
-    );
-    try {
-      this.overflow = new CountMinSketch(this.sketchMegabytes * 2 ** 20, SKETCH_ROWS, limit);
-    } catch (error) {
-      // No memory for it: the smallest sketch still holds every client to its limit, with more
-      // early refusals; said at error, since OVERFLOW_SKETCH_MB does not fit this process.
-      this.logger.error(
-        `No memory for a ${this.sketchMegabytes} MiB sketch (${errorText(error)}): counting the clients past MAX_TRACKED_CLIENTS in a 1 MiB one until 00:00 UTC`,
-      );
-      this.overflow = new CountMinSketch(2 ** 20, SKETCH_ROWS, limit);
-    }
+    this.overflow ??= overflowSketch(this.maxClients, this.sketchMegabytes, limit, this.logger);
     return this.overflow;
   }
 }
