@@ -3,14 +3,14 @@ import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AfterRoutes } from './common/after-routes';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
-import { ClockModule } from './common/clock.module';
+import { Clock, SystemClock } from './common/clock';
 import { ErrorResponses } from './common/error-responses';
 import { BODY_LIMIT_BYTES } from './common/json-body';
 import { StrictValidationPipe } from './common/strict-validation.pipe';
 import { configFromEnvironment } from './config/environment';
 import { DepreciationModule } from './depreciation/depreciation.module';
 import { HealthModule } from './health/health.module';
-import { PageModule } from './page/page.module';
+import { PageController } from './page/page.controller';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
@@ -18,12 +18,13 @@ import { CORS_ANSWER_HEADERS } from './security/cors.options';
 import { JSON_SECURITY_HEADERS } from './security/security-headers';
 
 /**
- * The one error writer, global so that every module sends through it: every error response, the
- * edge's too, carries CORS (a page can read it) and the JSON security set.
+ * Global: the one error writer, so every error response, the edge's too, carries CORS (a page can
+ * read it) and the JSON security set; and the Clock (tests replace it with overrideProvider(Clock)).
  */
 @Global()
 @Module({
   providers: [
+    { provide: Clock, useClass: SystemClock },
     {
       provide: ErrorResponses,
       useFactory: () =>
@@ -33,9 +34,9 @@ import { JSON_SECURITY_HEADERS } from './security/security-headers';
         }),
     },
   ],
-  exports: [ErrorResponses],
+  exports: [ErrorResponses, Clock],
 })
-class ErrorResponsesModule {}
+class CommonModule {}
 
 /**
  * The daily limit, validation and the error body are global (APP_*), so they apply to every module
@@ -44,15 +45,15 @@ class ErrorResponsesModule {}
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: configFromEnvironment }),
-    ErrorResponsesModule,
-    ClockModule,
+    CommonModule,
     LoggingModule,
     MetricsModule,
     RateLimitModule,
     DepreciationModule,
     HealthModule,
-    PageModule,
   ],
+  // The calculator page: a static page that calls the public API from the browser.
+  controllers: [PageController],
   providers: [
     { provide: APP_PIPE, useClass: StrictValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },

@@ -7,7 +7,7 @@ import {
   REQUEST_ID_HEADER,
   requestIdFrom,
 } from '../common/answer-record';
-import { bodyFor, type HeaderTarget } from '../common/error-responses';
+import { bodyFor } from '../common/error-responses';
 import { type Connection, connectionOf, lingeringClose } from './connection';
 import { responseOn } from '../common/platform-internals';
 
@@ -19,23 +19,6 @@ interface SocketAnswer {
   overflow?: boolean;
   message?: string;
   headers?: OutgoingHttpHeaders;
-}
-
-/** The lines of an answer's head, written on a socket with no response object. */
-class HeadLines implements HeaderTarget {
-  readonly lines: string[];
-  constructor(status: number) {
-    this.lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`];
-  }
-  hasHeader(): boolean {
-    return false;
-  }
-  setHeader(name: string, value: number | string | readonly string[]): void {
-    this.lines.push(`${name}: ${String(value)}`);
-  }
-  toString(): string {
-    return `${this.lines.join('\r\n')}\r\n\r\n`;
-  }
 }
 
 const TARGET_AND_VERSION = /^[^ ]* HTTP\/\d\.\d$/;
@@ -103,10 +86,17 @@ function writeOnSocket(connection: Connection, status: number, answer: SocketAns
   }
   const request = { ...requestLineOf(answer), socket, id: requestIdFrom(undefined) };
   const body = context.errors.body(status, answer.message);
-  const head = new HeadLines(status);
-  head.setHeader(REQUEST_ID_HEADER, request.id);
+  // The head's lines, written on a socket with no response object.
+  const lines = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+    `${REQUEST_ID_HEADER}: ${request.id}`,
+  ];
+  const head = {
+    hasHeader: () => false,
+    setHeader: (name: string, value: unknown) => lines.push(`${name}: ${String(value)}`),
+  };
   context.errors.setHeaders(head, answer.headers ?? {}, true, body.byteLength);
-  socket.write(head.toString() + (bodyFor(request.method, body.text) ?? ''));
+  socket.write(`${lines.join('\r\n')}\r\n\r\n${bodyFor(request.method, body.text) ?? ''}`);
   lingeringClose(socket, context.lingering);
   const record = answerRecord(request, status, true, 0);
   for (const observe of context.observers) observe(record);

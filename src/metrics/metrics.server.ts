@@ -66,8 +66,8 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
       return;
     }
     (request as IncomingMessage & { route?: unknown }).route = METRICS_ROUTE;
-    const text = await this.metrics.scrape();
-    response.writeHead(200, { 'Content-Type': this.metrics.contentType });
+    const text = await this.metrics.registry.metrics();
+    response.writeHead(200, { 'Content-Type': this.metrics.registry.contentType });
     response.end(bodyFor(request.method, text));
   }
 }

@@ -16,12 +16,4 @@ export class MetricsService {
   createGauge<T extends string>(configuration: Omit<GaugeConfiguration<T>, 'registers'>): Gauge<T> {
     return new Gauge<T>({ ...configuration, registers: [this.registry] });
   }
-
-  scrape(): Promise<string> {
-    return this.registry.metrics();
-  }
-
-  get contentType(): string {
-    return this.registry.contentType;
-  }
 }
