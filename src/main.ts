@@ -4,11 +4,10 @@ import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { createApp } from './app.factory';
 import { AppModule } from './app.module';
-import { explainListenError, ListenError } from './common/listen-error';
+import { explainListenError } from './common/listen-error';
 import { StartupRefusal } from './common/startup-refusal';
-import { Environment, InvalidConfigurationError } from './config/environment';
+import { Environment } from './config/environment';
 import { errorText } from './common/error-text';
-import { EvictingRedisError } from './rate-limit/redis/redis-server-check';
 import { stdoutDrained } from './logging/stdout-log';
 
 async function bootstrap(): Promise<void> {
@@ -28,11 +27,7 @@ async function bootstrap(): Promise<void> {
 
 // Known start-up failures are one line for the operator; any other prints its stack.
 bootstrap().catch(async (error: unknown) => {
-  const bad =
-    error instanceof InvalidConfigurationError ||
-    error instanceof ListenError ||
-    error instanceof EvictingRedisError ||
-    error instanceof StartupRefusal;
+  const bad = error instanceof StartupRefusal;
   console.error(bad ? error.message : `Failed to start: ${errorText(error, 'stack')}`);
   // The log's lines (written before the failure) are not lost to the exit.
   await stdoutDrained();

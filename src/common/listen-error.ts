@@ -1,3 +1,5 @@
+import { StartupRefusal } from './startup-refusal';
+
 /** Listen failures the operator fixes by choosing another port. */
 const PORT_REASONS: Partial<Record<string, string>> = {
   EADDRINUSE: 'address already in use',
@@ -15,7 +17,7 @@ const HOST_REASONS: Partial<Record<string, string>> = {
 const LINK_LOCAL = /^fe[89ab][0-9a-f]:/i;
 
 /** Start-up stops with this one line: the operator must choose another port or address. */
-export class ListenError extends Error {}
+export class ListenError extends StartupRefusal {}
 
 export interface ListenSettings {
   host: string;

@@ -1,30 +1,24 @@
 import { applyDecorators } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import { ValidateBy } from 'class-validator';
+import { StartupRefusal } from '../common/startup-refusal';
 import {
-  IsRedisNodes,
+  redisNodesProblem,
   REDIS_SETTINGS,
   redisEndpointGiven,
   redisTopologyConflict,
 } from './redis-topology';
-import { IsListenHost } from './listen-host';
-import { IsRedisUrl } from './redis-url';
+import { listenHostProblem } from './listen-host';
+import { redisUrlProblem } from './redis-url';
 import { shownValue } from './shown-value';
-import { IsTrustProxy, toTrustProxy, type TrustProxy } from './trust-proxy';
+import { toTrustProxy, trustProxyProblem, type TrustProxy } from './trust-proxy';
 
 const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'verbose'] as const;
 export type AppLogLevel = (typeof LOG_LEVELS)[number];
 
 const RATE_LIMIT_STORES = ['memory', 'redis'] as const;
 type RateLimitStore = (typeof RATE_LIMIT_STORES)[number];
-
-const DEFAULT_RATE_LIMIT_PER_DAY = 100;
-export const DEFAULT_MAX_TRACKED_CLIENTS = 1_000_000;
-export const DEFAULT_OVERFLOW_SKETCH_MB = 128;
-export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 200;
-export const DEFAULT_REDIS_CLOCK_OFFSET_WARN_MS = 1_000;
-export const DEFAULT_LOG_BUFFER_BYTES = 4 * 1024 * 1024;
-const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 /** Anything but `true` or `false` stays a string, so @IsBoolean refuses it. */
 const toBoolean = ({ value }: { value: unknown }): unknown =>
@@ -50,31 +44,41 @@ const WholeNumber = (min: number, max: number, unit?: string): PropertyDecorator
   );
 };
 
+/** A rule whose message is the problem `problem` finds (undefined: none). */
+const rule = (problem: (value: unknown) => string | undefined): PropertyDecorator =>
+  ValidateBy({
+    name: problem.name,
+    validator: {
+      validate: (value) => problem(value) === undefined,
+      defaultMessage: (args) => problem(args?.value) ?? 'is invalid',
+    },
+  });
+
 /** The environment (docs/contract.md, "Configuration"), validated once at start-up. */
 export class Environment {
   @WholeNumber(0, 65535)
   PORT: number = 3000;
 
-  @IsListenHost()
+  @rule(listenHostProblem)
   HOST: string = '0.0.0.0';
 
   @WholeNumber(1, Number.MAX_SAFE_INTEGER, 'requests')
-  RATE_LIMIT_PER_DAY: number = DEFAULT_RATE_LIMIT_PER_DAY;
+  RATE_LIMIT_PER_DAY: number = 100;
 
   @IsIn(RATE_LIMIT_STORES, { message: `must be one of ${RATE_LIMIT_STORES.join(', ')}` })
   RATE_LIMIT_STORE: RateLimitStore = 'memory';
 
   /** Setting it means Redis: RATE_LIMIT_STORE then defaults to redis. */
-  @IsRedisUrl()
+  @rule(redisUrlProblem)
   REDIS_URL: string = 'redis://127.0.0.1:6379';
 
-  @IsRedisNodes()
+  @rule(redisNodesProblem)
   REDIS_SENTINELS: string = '';
 
   @Matches(/^[A-Za-z0-9._-]*$/, { message: 'must be a name of letters, digits, ".", "_" or "-"' })
   REDIS_SENTINEL_NAME: string = '';
 
-  @IsRedisNodes()
+  @rule(redisNodesProblem)
   REDIS_CLUSTER_NODES: string = '';
 
   /** The data nodes' credentials with Sentinel or Cluster (REDIS_URL carries its own). */
@@ -102,7 +106,7 @@ export class Environment {
 
   /** Past it, the request is counted in this instance's memory. */
   @WholeNumber(10, 10_000, 'milliseconds')
-  REDIS_COMMAND_TIMEOUT_MS: number = DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
+  REDIS_COMMAND_TIMEOUT_MS: number = 200;
 
   /** Readiness answers 503 while this instance counts alone (Redis unavailable). */
   @Flag()
@@ -110,10 +114,10 @@ export class Environment {
 
   /** Shown and logged past it: instances name the day by their own clocks (docs/contract.md). */
   @WholeNumber(1, 86_400_000, 'milliseconds')
-  REDIS_CLOCK_OFFSET_WARN_MS: number = DEFAULT_REDIS_CLOCK_OFFSET_WARN_MS;
+  REDIS_CLOCK_OFFSET_WARN_MS: number = 1_000;
 
   @Transform(toTrustProxy)
-  @IsTrustProxy()
+  @rule(trustProxyProblem)
   TRUST_PROXY: TrustProxy = false;
 
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
@@ -121,7 +125,7 @@ export class Environment {
 
   /** At least a stream's 64 KiB high-water mark, so a full buffer always drains with an event. */
   @WholeNumber(65_536, 1_073_741_824, 'bytes')
-  LOG_BUFFER_BYTES: number = DEFAULT_LOG_BUFFER_BYTES;
+  LOG_BUFFER_BYTES: number = 4 * 1024 * 1024;
 
   /** 0: 90 % of the process's descriptor limit. */
   @WholeNumber(0, 1_000_000, 'connections (0: automatic)')
@@ -159,11 +163,11 @@ export class Environment {
   /** ~100 bytes each; past it, new clients of the day are counted in the sketch. */
   // At most 10 million: a V8 Map holds 16.7 million entries.
   @WholeNumber(1_000, 10_000_000, 'clients')
-  MAX_TRACKED_CLIENTS: number = DEFAULT_MAX_TRACKED_CLIENTS;
+  MAX_TRACKED_CLIENTS: number = 1_000_000;
 
   /** The more, the fewer honest clients refused early (docs/operations.md). */
   @WholeNumber(1, 4_096, 'MiB')
-  OVERFLOW_SKETCH_MB: number = DEFAULT_OVERFLOW_SKETCH_MB;
+  OVERFLOW_SKETCH_MB: number = 128;
 
   @WholeNumber(100, 3_600_000, 'milliseconds')
   KEEP_ALIVE_TIMEOUT_MS: number = 5_000;
@@ -173,7 +177,7 @@ export class Environment {
   METRICS_PORT: number = 9464;
 
   /** Loopback unless the scraper is elsewhere. */
-  @IsListenHost()
+  @rule(listenHostProblem)
   METRICS_HOST: string = '127.0.0.1';
 
   /** Readiness answers 503 this long after a stop signal while requests are still served. */
@@ -181,45 +185,28 @@ export class Environment {
   SHUTDOWN_DRAIN_DELAY_MS: number = 0;
 
   @WholeNumber(1, 3_600_000, 'milliseconds')
-  SHUTDOWN_TIMEOUT_MS: number = DEFAULT_SHUTDOWN_TIMEOUT_MS;
+  SHUTDOWN_TIMEOUT_MS: number = 10_000;
 }
 
-const KEYS = Object.keys(new Environment()) as (keyof Environment)[];
+/** Every setting's default, for a parameter's default where no configuration is passed. */
+export const DEFAULTS: Readonly<Environment> = Object.freeze(new Environment());
+const KEYS = Object.keys(DEFAULTS) as (keyof Environment)[];
 
-export class InvalidConfigurationError extends Error {}
-
-/** Saying where Redis is means Redis; RATE_LIMIT_STORE=memory beside it is refused, not guessed. */
-function impliedStore(environment: Environment, given: Record<string, unknown>): void {
-  const endpoint = redisEndpointGiven(given);
-  if (endpoint === undefined) return;
-  if (given.RATE_LIMIT_STORE === undefined) environment.RATE_LIMIT_STORE = 'redis';
-  if (environment.RATE_LIMIT_STORE !== 'redis') {
-    throw new InvalidConfigurationError(
-      `Invalid configuration: ${endpoint} is set but RATE_LIMIT_STORE=${environment.RATE_LIMIT_STORE}: unset ${endpoint} to count in memory, or set RATE_LIMIT_STORE=redis`,
-    );
-  }
-}
+export class InvalidConfigurationError extends StartupRefusal {}
 
 /** Unset or empty means the default; throws one line naming the first bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
   const given = Object.fromEntries(
     KEYS.filter((key) => raw[key] !== undefined && raw[key] !== '').map((key) => [key, raw[key]]),
   );
+  if (redisEndpointGiven(given) !== undefined) given.RATE_LIMIT_STORE ??= 'redis';
   const environment = plainToInstance(Environment, given, { exposeDefaultValues: true });
   const [error] = validateSync(environment, { stopAtFirstError: true });
-  if (error) {
-    const reason = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
-    const value = shownValue(error.property, given[error.property]);
-    throw new InvalidConfigurationError(
-      `Invalid configuration: ${error.property}${value} ${reason}`,
-    );
-  }
-  const topologyConflict = redisTopologyConflict(given);
-  if (topologyConflict)
-    throw new InvalidConfigurationError(`Invalid configuration: ${topologyConflict}`);
-  impliedStore(environment, given);
-  const conflict = conflictBetween(environment);
-  if (conflict) throw new InvalidConfigurationError(`Invalid configuration: ${conflict}`);
+  const reason = Object.values(error?.constraints ?? {})[0] ?? 'is invalid';
+  const problem = error
+    ? `${error.property}${shownValue(error.property, given[error.property])} ${reason}`
+    : (redisTopologyConflict(given) ?? conflictBetween(environment));
+  if (problem) throw new InvalidConfigurationError(`Invalid configuration: ${problem}`);
   return environment;
 }
 

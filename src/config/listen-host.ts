@@ -1,5 +1,4 @@
 import { isIP } from 'node:net';
-import { ValidateBy } from 'class-validator';
 
 /** A host name's label (RFC 1123): letters, digits and hyphens, not at either end. */
 const LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
@@ -16,12 +15,5 @@ function isListenHost(value: unknown): boolean {
   );
 }
 
-export function IsListenHost(): PropertyDecorator {
-  return ValidateBy({
-    name: 'isListenHost',
-    validator: {
-      validate: isListenHost,
-      defaultMessage: () => 'must be an IP address or a host name',
-    },
-  });
-}
+export const listenHostProblem = (value: unknown): string | undefined =>
+  isListenHost(value) ? undefined : 'must be an IP address or a host name';

@@ -1,5 +1,4 @@
 import { isIPv6 } from 'node:net';
-import { ValidateBy, ValidationArguments } from 'class-validator';
 
 export type RedisTopology = 'standalone' | 'sentinel' | 'cluster';
 
@@ -10,8 +9,6 @@ export interface RedisNode {
 }
 
 const ENTRY = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/;
-const LIST_RULE =
-  'must be host:port pairs separated by commas, an IPv6 address in brackets (e.g. 10.0.0.5:26379,[fd00::5]:26379)';
 
 export function parseRedisNodes(value: string): RedisNode[] | undefined {
   const nodes: RedisNode[] = [];
@@ -24,15 +21,10 @@ export function parseRedisNodes(value: string): RedisNode[] | undefined {
   return nodes;
 }
 
-export function IsRedisNodes(): PropertyDecorator {
-  return ValidateBy({
-    name: 'isRedisNodes',
-    validator: {
-      validate: (value: unknown) =>
-        value === '' || (typeof value === 'string' && parseRedisNodes(value) !== undefined),
-      defaultMessage: (_args?: ValidationArguments) => LIST_RULE,
-    },
-  });
+export function redisNodesProblem(value: unknown): string | undefined {
+  if (value === '' || (typeof value === 'string' && parseRedisNodes(value) !== undefined))
+    return undefined;
+  return 'must be host:port pairs separated by commas, an IPv6 address in brackets (e.g. 10.0.0.5:26379,[fd00::5]:26379)';
 }
 
 const ENDPOINTS = ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const;
@@ -59,7 +51,8 @@ export function redisEndpointGiven(given: Record<string, unknown>): string | und
 
 /**
  * Two endpoints are two deployments (which one counts is a guess); a setting the chosen topology
- * does not read would be silently ignored, so it is refused instead.
+ * does not read would be silently ignored, so it is refused instead. So is RATE_LIMIT_STORE=memory
+ * beside an endpoint: saying where Redis is means Redis (RATE_LIMIT_STORE then defaults to redis).
  */
 export function redisTopologyConflict(given: Record<string, unknown>): string | undefined {
   const endpoints = ENDPOINTS.filter((name) => given[name] !== undefined);
@@ -74,6 +67,9 @@ export function redisTopologyConflict(given: Record<string, unknown>): string | 
   const auth = NODE_AUTH.find((name) => given[name] !== undefined);
   if (auth && !sentinels && given.REDIS_CLUSTER_NODES === undefined)
     return `${auth} is for REDIS_SENTINELS or REDIS_CLUSTER_NODES: with REDIS_URL, give the password in the URL (redis://:password@host:6379) and use rediss:// for TLS`;
+  const [endpoint] = endpoints;
+  if (endpoint !== undefined && given.RATE_LIMIT_STORE !== 'redis')
+    return `${endpoint} is set but RATE_LIMIT_STORE=${String(given.RATE_LIMIT_STORE)}: unset ${endpoint} to count in memory, or set RATE_LIMIT_STORE=redis`;
   return undefined;
 }
 

@@ -1,5 +1,3 @@
-import { ValidateBy, ValidationArguments } from 'class-validator';
-
 /** Redis's own bound on a database index (`databases` is an int). */
 const MAX_DATABASE = 2_147_483_647;
 
@@ -29,7 +27,7 @@ function credentialsProblem(value: string): string | undefined {
 }
 
 /** ioredis turns `/abc` or `?db=x` unchecked into `SELECT NaN`, whose refusal kills the process. */
-function redisUrlProblem(value: unknown): string | undefined {
+export function redisUrlProblem(value: unknown): string | undefined {
   if (typeof value !== 'string' || !/^rediss?:\/\//i.test(value)) return NOT_A_REDIS_URL;
   const credentials = credentialsProblem(value);
   if (credentials !== undefined) return credentials;
@@ -41,14 +39,4 @@ function redisUrlProblem(value: unknown): string | undefined {
   if (database !== '' && (!/^(0|[1-9]\d{0,9})$/.test(database) || +database > MAX_DATABASE))
     return `must name its database with a whole number after the port, e.g. redis://127.0.0.1:6379/2`;
   return undefined;
-}
-
-export function IsRedisUrl(): PropertyDecorator {
-  return ValidateBy({
-    name: 'isRedisUrl',
-    validator: {
-      validate: (value: unknown) => redisUrlProblem(value) === undefined,
-      defaultMessage: (args?: ValidationArguments) => redisUrlProblem(args?.value) ?? 'is invalid',
-    },
-  });
 }

@@ -2,7 +2,13 @@ import express from 'express';
 import fc from 'fast-check';
 import { trustProxyTest } from '../common/platform-internals';
 import { validateEnvironment } from './environment';
-import { parseTrustProxy } from './trust-proxy';
+import { toTrustProxy } from './trust-proxy';
+
+/** What TRUST_PROXY=`raw` is read as; undefined when refused (a refusal reads as its reason). */
+function parseTrustProxy(raw: string): unknown {
+  const read = toTrustProxy({ value: raw });
+  return typeof read === 'string' ? undefined : read;
+}
 
 describe('parseTrustProxy', () => {
   it.each([

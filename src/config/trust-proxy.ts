@@ -1,5 +1,4 @@
 import { isIP } from 'node:net';
-import { ValidateBy, ValidationArguments, ValidationOptions } from 'class-validator';
 import { trustsEveryAddress } from './trusted-ranges';
 
 /** Express's `trust proxy` setting; `false` means the socket's address is the client. */
@@ -16,10 +15,6 @@ const TRUST_PROXY_RULE =
 const EVERY_ADDRESS =
   'trusts every address, as true would (any client could name itself in X-Forwarded-For): ' +
   "list only the proxies' addresses or ranges";
-
-class TrustProxyRefusal {
-  constructor(readonly reason: string) {}
-}
 
 function isNetmask(text: string): boolean {
   if (isIP(text) !== 4) return false;
@@ -46,42 +41,24 @@ const isWholeSpace = (entry: string): boolean => /\/(0+|0\.0\.0\.0)$/.test(entry
 /**
  * `true` is refused on purpose: on a public API it lets any client name itself in X-Forwarded-For
  * and so dodge the daily limit; so is a list of ranges that trusts every address all the same.
+ * A refusal is kept as the value, its reason (a string), so trustProxyProblem can say why.
  */
-function readTrustProxy(raw: string): TrustProxy | TrustProxyRefusal {
+export function toTrustProxy({ value: raw }: { value: unknown }): unknown {
+  if (typeof raw !== 'string') return raw;
   const value = raw.trim().toLowerCase();
   if (OFF.has(value)) return false;
   if (/^\d+$/.test(value)) {
     const hops = Number(value);
-    if (hops > MAX_HOPS) return new TrustProxyRefusal(TRUST_PROXY_RULE);
+    if (hops > MAX_HOPS) return TRUST_PROXY_RULE;
     return hops === 0 ? false : hops;
   }
   const entries = value.split(',').map((entry) => entry.trim());
-  if (!entries.every(isProxyAddress)) return new TrustProxyRefusal(TRUST_PROXY_RULE);
-  if (entries.some(isWholeSpace) || trustsEveryAddress(entries))
-    return new TrustProxyRefusal(EVERY_ADDRESS);
+  if (!entries.every(isProxyAddress)) return TRUST_PROXY_RULE;
+  if (entries.some(isWholeSpace) || trustsEveryAddress(entries)) return EVERY_ADDRESS;
   return entries;
 }
 
-export function parseTrustProxy(raw: string): TrustProxy | undefined {
-  const read = readTrustProxy(raw);
-  return read instanceof TrustProxyRefusal ? undefined : read;
-}
-
-/** A refusal is kept as the value, so IsTrustProxy's message can say why. */
-export const toTrustProxy = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' ? readTrustProxy(value) : value;
-
-export function IsTrustProxy(options?: ValidationOptions): PropertyDecorator {
-  return ValidateBy(
-    {
-      name: 'isTrustProxy',
-      validator: {
-        validate: (value: unknown) =>
-          value === false || typeof value === 'number' || Array.isArray(value),
-        defaultMessage: (args?: ValidationArguments) =>
-          args?.value instanceof TrustProxyRefusal ? args.value.reason : TRUST_PROXY_RULE,
-      },
-    },
-    options,
-  );
+export function trustProxyProblem(value: unknown): string | undefined {
+  if (value === false || typeof value === 'number' || Array.isArray(value)) return undefined;
+  return typeof value === 'string' ? value : TRUST_PROXY_RULE;
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_TRACKED_CLIENTS } from '../config/environment';
+import { DEFAULTS } from '../config/environment';
 import { SettableClock } from '../testing/settable-clock';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 import { RecordingLogger } from '../testing/recording-logger';
@@ -235,6 +235,6 @@ describe('MemoryDailyLimitStorage', () => {
     expect(storage.refuseAtOnce('a', 3)).toBeUndefined();
     expect([fallback.count('a', now()), fallback.count('unknown', now())]).toEqual([1, 0]);
     expect(fallback.tracks('a', now())).toBe(true);
-    expect(fallback.maxClients).toBe(DEFAULT_MAX_TRACKED_CLIENTS);
+    expect(fallback.maxClients).toBe(DEFAULTS.MAX_TRACKED_CLIENTS);
   });
 });

@@ -1,6 +1,6 @@
 import { Logger, type LoggerService } from '@nestjs/common';
 import { Clock } from '../common/clock';
-import { DEFAULT_MAX_TRACKED_CLIENTS, DEFAULT_OVERFLOW_SKETCH_MB } from '../config/environment';
+import { DEFAULTS } from '../config/environment';
 import { type CountMinSketch, overflowSketch } from './count-min-sketch';
 import {
   CountedInstant,
@@ -56,10 +56,10 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
   constructor(
     private readonly clock: Clock,
     /** Clients counted exactly a day, before new ones go to the sketch (MAX_TRACKED_CLIENTS). */
-    private readonly maxClients = DEFAULT_MAX_TRACKED_CLIENTS,
+    private readonly maxClients = DEFAULTS.MAX_TRACKED_CLIENTS,
     private readonly logger: LoggerService = new Logger(DAILY_LIMIT_CONTEXT),
     /** The sketch's memory in MiB (OVERFLOW_SKETCH_MB). */
-    private readonly sketchMegabytes = DEFAULT_OVERFLOW_SKETCH_MB,
+    private readonly sketchMegabytes = DEFAULTS.OVERFLOW_SKETCH_MB,
   ) {
     super();
     this.fallback = this.asFallback();

@@ -3,6 +3,7 @@ import type Redis from 'ioredis';
 import { REDIS_KEY_PREFIX } from './redis-daily-count-script';
 import { isReplyError, type RedisConnection } from './redis-connection';
 import { asError, errorText } from '../../common/error-text';
+import { StartupRefusal } from '../../common/startup-refusal';
 
 /** A key of the store's own, for the script permission probe (nothing is written to it). */
 const PROBE_KEY = `${REDIS_KEY_PREFIX}:permission-probe`;
@@ -10,7 +11,7 @@ const PROBE_KEY = `${REDIS_KEY_PREFIX}:permission-probe`;
 const NO_SUCH_SCRIPT = '0'.repeat(40);
 
 /** Redis's maxmemory-policy allows evicting daily counters and the operator has not accepted it. */
-export class EvictingRedisError extends Error {}
+export class EvictingRedisError extends StartupRefusal {}
 
 const isDenied = (error: Error) => isReplyError(error) && error.message.startsWith('NOPERM');
 
