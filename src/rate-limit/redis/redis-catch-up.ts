@@ -1,14 +1,26 @@
+import type { Cluster } from 'ioredis';
 import type { LoggerService } from '@nestjs/common';
 import type { RedisContributionLedger } from './redis-contribution-ledger';
 import type { CountedInstant } from '../daily-limit.storage';
-import { dayKey } from './redis-daily-count-script';
-import type { RedisDailyCounter } from './redis-daily-counter';
-import { IdentityCheck, RedisIdentityTracker } from './redis-identity-tracker';
-import { isReplyError, type RedisConnection } from './redis-connection';
+import { dayKey, type RedisDailyCounter } from './redis-daily-count-script';
+import { isReplyError, nodeName, type RedisConnection } from './redis-connection';
 import { errorText } from '../../common/error-text';
 
 /** Commands in flight at once during a catch-up: each touches one key, none spans slots. */
 const BATCH = 1_000;
+
+const runIdOf = (info: string): string | undefined => /run_id:(\w+)/.exec(info)?.[1];
+
+/** Which keys now live on another Redis process than at the last check; `commit` records it. */
+interface IdentityCheck {
+  /** Keys whose server changed (came back empty: a restart or a failover); undefined: none. */
+  changed?: (key: string) => boolean;
+  label: string;
+  everyKey: boolean;
+  /** In a Cluster, false while a slot's primary is unknown: what was added there may be missing. */
+  known: boolean;
+  commit(): void;
+}
 
 /**
  * Before the store counts in Redis again: the configured database (never another), today's
@@ -16,9 +28,10 @@ const BATCH = 1_000;
  * day counted in (`countedAt`), not the clock's.
  */
 export class RedisCatchUp {
-  private readonly identity: RedisIdentityTracker;
   private announced?: string;
   private refused = false;
+  private runId?: string;
+  private slotOwners: (string | undefined)[] = [];
 
   constructor(
     private readonly connection: RedisConnection,
@@ -26,9 +39,7 @@ export class RedisCatchUp {
     private readonly counter: RedisDailyCounter,
     private readonly countedAt: () => CountedInstant,
     private readonly logger: LoggerService,
-  ) {
-    this.identity = new RedisIdentityTracker(connection);
-  }
+  ) {}
 
   get databaseRefused(): boolean {
     return this.refused;
@@ -40,7 +51,7 @@ export class RedisCatchUp {
    */
   async run(): Promise<boolean> {
     await this.selectDatabase();
-    const identity = await this.identity.check();
+    const identity = await this.checkIdentity();
     if (identity.changed) await this.readdToday(identity);
     await this.addCountedAlone();
     identity.commit();
@@ -70,7 +81,9 @@ export class RedisCatchUp {
   }
 
   private async selectDatabase(): Promise<void> {
-    const database = this.connection.database;
+    const { endpoint } = this.connection;
+    // A Cluster has database 0 only.
+    const database = endpoint.topology === 'cluster' ? 0 : (endpoint.client.options.db ?? 0);
     if (database === 0) return;
     try {
       await this.connection.client.select(database);
@@ -106,5 +119,51 @@ export class RedisCatchUp {
       const failed = results.filter((result) => result.status === 'rejected');
       if (failed.length > 0) throw new Error(`${failed.length} re-additions failed`);
     }
+  }
+
+  /**
+   * Tells when Redis came back empty: INFO's run_id changes on a restart or a promoted replica, not
+   * on an operator's DEL. In a Cluster, per slot's primary, so a failover re-adds its slots only.
+   */
+  private async checkIdentity(): Promise<IdentityCheck> {
+    const cluster = this.connection.cluster;
+    if (cluster) return this.checkCluster(cluster);
+    const runId = runIdOf(await this.connection.client.info('server'));
+    const changed = this.runId !== undefined && runId !== this.runId;
+    return {
+      changed: changed ? () => true : undefined,
+      label: `run_id ${runId}`,
+      everyKey: true,
+      known: true,
+      commit: () => (this.runId = runId),
+    };
+  }
+
+  private async checkCluster(cluster: Cluster): Promise<IdentityCheck> {
+    const runIds = new Map<string, string>();
+    await Promise.all(
+      cluster.nodes('master').map(async (node) => {
+        const runId = runIdOf(await node.info('server').catch(() => ''));
+        if (runId) runIds.set(nodeName(node), runId);
+      }),
+    );
+    const owners = cluster.slots.map((nodes) => {
+      const runId = runIds.get(nodes?.[0]);
+      return runId && `${nodes[0]} run_id ${runId}`;
+    });
+    const changedSlots = new Set<number>();
+    owners.forEach((owner, slot) => {
+      const before = this.slotOwners[slot];
+      if (owner !== undefined && before !== undefined && owner !== before) changedSlots.add(slot);
+    });
+    const moved = [...new Set([...changedSlots].map((slot) => owners[slot]))];
+    return {
+      changed:
+        changedSlots.size > 0 ? (key) => changedSlots.has(this.connection.slotOf(key)) : undefined,
+      label: `${changedSlots.size} slots now on ${moved.join(', ')}`,
+      everyKey: false,
+      known: owners.every((owner) => owner !== undefined),
+      commit: () => owners.forEach((owner, slot) => owner && (this.slotOwners[slot] = owner)),
+    };
   }
 }

@@ -1,13 +1,8 @@
-import type { Cluster, default as Redis, RedisOptions } from 'ioredis';
-import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS, type RedisSettings } from '../../config/environment';
-import {
-  parseRedisNodes,
-  RedisNode,
-  RedisTopology,
-  redisTopology,
-} from '../../config/redis-topology';
+import type { default as Redis, RedisOptions } from 'ioredis';
+import { DEFAULTS, type RedisSettings } from '../../config/environment';
+import { parseRedisNodes, RedisNode, redisTopology } from '../../config/redis-topology';
 import { DAILY_COUNT_LUA } from './redis-daily-count-script';
-import { RedisConnection, RedisEndpoint } from './redis-connection';
+import { RedisConnection } from './redis-connection';
 
 /** Loaded on first use (require caches it): the in-memory store never pays its ~50 ms start-up. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, on purpose
@@ -42,78 +37,59 @@ const oneServer = (commandTimeout: number) =>
 /** A client for one server at `url` (valid: environment.ts checks its database number). */
 export function createRedisClient(
   url: string,
-  commandTimeout = DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+  commandTimeout = DEFAULTS.REDIS_COMMAND_TIMEOUT_MS,
 ): Redis {
   return new (loadIoredis().default)(url, oneServer(commandTimeout));
 }
 
 const nodesOf = (list: string): RedisNode[] => parseRedisNodes(list) ?? [];
-const orUndefined = (value: string) => (value === '' ? undefined : value);
-
-/** The data nodes' credentials and TLS with Sentinel or Cluster (REDIS_URL carries its own). */
-const nodeAuth = (settings: RedisSettings) => ({
-  username: orUndefined(settings.REDIS_USERNAME),
-  password: orUndefined(settings.REDIS_PASSWORD),
-  tls: settings.REDIS_TLS ? {} : undefined,
-});
-
-function sentinelClient(settings: RedisSettings): Redis {
-  return new (loadIoredis().default)({
-    ...oneServer(settings.REDIS_COMMAND_TIMEOUT_MS),
-    ...nodeAuth(settings),
-    sentinels: nodesOf(settings.REDIS_SENTINELS),
-    name: settings.REDIS_SENTINEL_NAME,
-    sentinelUsername: orUndefined(settings.REDIS_SENTINEL_USERNAME),
-    sentinelPassword: orUndefined(settings.REDIS_SENTINEL_PASSWORD),
-    sentinelTLS: settings.REDIS_SENTINEL_TLS ? {} : undefined,
-    // Without it ioredis ignores `tls` for the primary found through Sentinel.
-    enableTLSForSentinelMode: settings.REDIS_TLS,
-    sentinelCommandTimeout: 500,
-  });
-}
-
-function clusterClient(settings: RedisSettings): Cluster {
-  return new (loadIoredis().Cluster)(nodesOf(settings.REDIS_CLUSTER_NODES), {
-    redisOptions: { ...neverWait(settings.REDIS_COMMAND_TIMEOUT_MS), ...nodeAuth(settings) },
-    enableOfflineQueue: false,
-    // Off: once slots move, ioredis resends a pipeline lost with its primary, even a command that
-    // timed out and was counted in memory: a double count (test/redis-cluster.e2e-spec.ts).
-    enableAutoPipelining: false,
-    clusterRetryStrategy: retryStrategy,
-    // A dead primary's slot is retried once the slots refresh, in the timeout; else counted alone.
-    retryDelayOnFailover: 50,
-    retryDelayOnClusterDown: 50,
-    slotsRefreshTimeout: 500,
-    scripts: SCRIPTS,
-  });
-}
 
 /** `address` is for logs: never a password. */
-const TOPOLOGIES: Record<
-  RedisTopology,
-  { endpoint(settings: RedisSettings): RedisEndpoint; address(settings: RedisSettings): string }
-> = {
-  standalone: {
-    endpoint: (settings) => ({
-      topology: 'standalone',
-      client: createRedisClient(settings.REDIS_URL, settings.REDIS_COMMAND_TIMEOUT_MS),
-    }),
-    address: (settings) => {
-      const { hostname, port } = new URL(settings.REDIS_URL);
-      return `${hostname}:${port || '6379'}`;
-    },
-  },
-  sentinel: {
-    endpoint: (settings) => ({ topology: 'sentinel', client: sentinelClient(settings) }),
-    address: (settings) => `Sentinel ${settings.REDIS_SENTINEL_NAME} (${settings.REDIS_SENTINELS})`,
-  },
-  cluster: {
-    endpoint: (settings) => ({ topology: 'cluster', client: clusterClient(settings) }),
-    address: (settings) => `Cluster ${settings.REDIS_CLUSTER_NODES}`,
-  },
-};
-
 export function connectRedis(settings: RedisSettings): RedisConnection {
-  const topology = TOPOLOGIES[redisTopology(settings)];
-  return new RedisConnection(topology.endpoint(settings), topology.address(settings));
+  // ioredis treats '' as no username or password (Redis.js, SentinelConnector).
+  const nodeAuth = {
+    username: settings.REDIS_USERNAME,
+    password: settings.REDIS_PASSWORD,
+    tls: settings.REDIS_TLS ? {} : undefined,
+  };
+  switch (redisTopology(settings)) {
+    case 'standalone': {
+      const client = createRedisClient(settings.REDIS_URL, settings.REDIS_COMMAND_TIMEOUT_MS);
+      const { hostname, port } = new URL(settings.REDIS_URL);
+      return new RedisConnection({ topology: 'standalone', client }, `${hostname}:${port || 6379}`);
+    }
+    case 'sentinel': {
+      const client = new (loadIoredis().default)({
+        ...oneServer(settings.REDIS_COMMAND_TIMEOUT_MS),
+        ...nodeAuth,
+        sentinels: nodesOf(settings.REDIS_SENTINELS),
+        name: settings.REDIS_SENTINEL_NAME,
+        sentinelUsername: settings.REDIS_SENTINEL_USERNAME,
+        sentinelPassword: settings.REDIS_SENTINEL_PASSWORD,
+        sentinelTLS: settings.REDIS_SENTINEL_TLS ? {} : undefined,
+        // Without it ioredis ignores `tls` for the primary found through Sentinel.
+        enableTLSForSentinelMode: settings.REDIS_TLS,
+        sentinelCommandTimeout: 500,
+      });
+      const address = `Sentinel ${settings.REDIS_SENTINEL_NAME} (${settings.REDIS_SENTINELS})`;
+      return new RedisConnection({ topology: 'sentinel', client }, address);
+    }
+    case 'cluster': {
+      const client = new (loadIoredis().Cluster)(nodesOf(settings.REDIS_CLUSTER_NODES), {
+        redisOptions: { ...neverWait(settings.REDIS_COMMAND_TIMEOUT_MS), ...nodeAuth },
+        enableOfflineQueue: false,
+        // Off: once slots move, ioredis resends a pipeline lost with its primary, even a command that
+        // timed out and was counted in memory: a double count (test/redis-cluster.e2e-spec.ts).
+        enableAutoPipelining: false,
+        clusterRetryStrategy: retryStrategy,
+        // A dead primary's slot is retried once the slots refresh, in the timeout; else counted alone.
+        retryDelayOnFailover: 50,
+        retryDelayOnClusterDown: 50,
+        slotsRefreshTimeout: 500,
+        scripts: SCRIPTS,
+      });
+      const address = `Cluster ${settings.REDIS_CLUSTER_NODES}`;
+      return new RedisConnection({ topology: 'cluster', client }, address);
+    }
+  }
 }

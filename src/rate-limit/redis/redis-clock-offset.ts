@@ -24,7 +24,8 @@ const signedSeconds = (ms: number): string =>
  * clock, and then every instance would look skewed.
  */
 export class RedisClockOffset {
-  private offsetMs?: number;
+  /** This clock minus Redis's (ms) at the last measurement; set only by `measure`. */
+  offset?: number;
   private skewed = false;
   private timer?: NodeJS.Timeout;
 
@@ -35,15 +36,9 @@ export class RedisClockOffset {
     private readonly logger: LoggerService,
   ) {}
 
-  get offset(): number | undefined {
-    return this.offsetMs;
-  }
-
   /** Only past the threshold: shown in /health as a skew. */
   get skewSeconds(): number | undefined {
-    return this.skewed && this.offsetMs !== undefined
-      ? Math.round(this.offsetMs) / 1000
-      : undefined;
+    return this.skewed && this.offset !== undefined ? Math.round(this.offset) / 1000 : undefined;
   }
 
   start(): void {
@@ -70,12 +65,7 @@ export class RedisClockOffset {
     const client = this.connection.client;
     if (client.status !== 'ready') return undefined;
     const sent = performance.now();
-    let reply: unknown;
-    try {
-      reply = await this.connection.withinCommandTimeout(client.time());
-    } catch {
-      return undefined;
-    }
+    const reply = await this.connection.withinCommandTimeout(client.time()).catch(() => undefined);
     const roundTrip = performance.now() - sent;
     const redisTime = timeOf(reply);
     if (redisTime === undefined) return undefined;
@@ -83,7 +73,7 @@ export class RedisClockOffset {
   }
 
   private record(offset: number): void {
-    this.offsetMs = offset;
+    this.offset = offset;
     const skewed = Math.abs(offset) > this.thresholdMs;
     if (skewed === this.skewed) return;
     this.skewed = skewed;

@@ -21,27 +21,17 @@ describe('RedisConnection', () => {
     expect(connection.slotOf(key)).toBe(slot);
   });
 
-  it('answers for one server: every failure is an outage, its database, itself as primary', () => {
+  it('answers for one server: no Cluster, itself as primary', () => {
     const client = server(2);
     const connection = new RedisConnection({ topology: 'sentinel', client }, 'Sentinel main (s)');
-    expect([connection.slotOutage, connection.probesWhileShared, connection.database]).toEqual([
-      false,
-      false,
-      2,
-    ]);
+    expect(connection.cluster).toBeUndefined();
     expect(connection.primaries()).toEqual([client]);
     expect(connection.nameOf(client)).toBe('Sentinel main (s)');
   });
 
-  it('answers for a Cluster: a failure while it is up is one slot, database 0, its masters', () => {
+  it('answers for a Cluster: itself, its masters', () => {
     const up = new RedisConnection({ topology: 'cluster', client: cluster('ready') }, 'Cluster a');
-    const down = new RedisConnection({ topology: 'cluster', client: cluster('close') }, 'Cluster');
-    expect([up.slotOutage, down.slotOutage, up.probesWhileShared, up.database]).toEqual([
-      true,
-      false,
-      true,
-      0,
-    ]);
+    expect(up.cluster).toBe(up.endpoint.client);
     expect(up.primaries().map((primary) => up.nameOf(primary))).toEqual([
       '10.0.0.1:7000',
       '10.0.0.1:7001',

@@ -1,6 +1,5 @@
 import calculateSlot from 'cluster-key-slot';
 import Redis, { Cluster } from 'ioredis';
-import type { RedisTopology } from '../../config/redis-topology';
 
 /** ioredis's ReplyError: the server is there and refused a command. */
 export const isReplyError = (error: unknown): boolean =>
@@ -15,7 +14,7 @@ export type RedisEndpoint =
 /** The one place that knows the topology: the store's parts ask it, not the client. */
 export class RedisConnection {
   constructor(
-    private readonly endpoint: RedisEndpoint,
+    readonly endpoint: RedisEndpoint,
     /** Where it counts, for logs (never a password). */
     readonly address: string,
   ) {}
@@ -24,27 +23,8 @@ export class RedisConnection {
     return this.endpoint.client;
   }
 
-  get topology(): RedisTopology {
-    return this.endpoint.topology;
-  }
-
   get cluster(): Cluster | undefined {
     return this.endpoint.topology === 'cluster' ? this.endpoint.client : undefined;
-  }
-
-  /** In a Cluster that is up, a failed command is one slot's outage: other primaries answer. */
-  get slotOutage(): boolean {
-    return this.cluster?.status === 'ready';
-  }
-
-  /** In a Cluster the probe runs while sharing too: a failover elsewhere may have emptied keys. */
-  get probesWhileShared(): boolean {
-    return this.cluster !== undefined;
-  }
-
-  /** A Cluster has database 0 only. */
-  get database(): number {
-    return this.endpoint.topology === 'cluster' ? 0 : (this.endpoint.client.options.db ?? 0);
   }
 
   primaries(): Redis[] {

@@ -1,5 +1,15 @@
+import type { LoggerService } from '@nestjs/common';
 import type { Result } from 'ioredis';
-import { DAY_MS, secondsUntilReset, utcDateKey } from '../daily-limit.storage';
+import {
+  type CountedInstant,
+  DAY_MS,
+  isDayOf,
+  secondsUntilReset,
+  utcDateKey,
+} from '../daily-limit.storage';
+import type { DailyLimitFallback } from '../memory-daily-limit.storage';
+import type { RedisConnection } from './redis-connection';
+import type { RedisContributionLedger } from './redis-contribution-ledger';
 
 /** Keys: `depreciation:daily:2026-11-21:203.0.113.7` (prefix, UTC date, client). */
 export const REDIS_KEY_PREFIX = 'depreciation:daily';
@@ -79,4 +89,75 @@ export function readDailyCount(reply: unknown): DailyCount | undefined {
   if (!Array.isArray(reply) || reply.length !== 3 || !reply.every(isCount)) return undefined;
   const [total, mine, replaced] = reply;
   return { total, mine, replaced: replaced === 1 };
+}
+
+/**
+ * Talks to the daily-count script. Every call passes the floor a replaced key restarts from: the
+ * higher of this instance's contribution and its memory's count, less hits already in both.
+ */
+export class RedisDailyCounter {
+  private unusableLogged = false;
+
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly ledger: RedisContributionLedger,
+    private readonly memory: DailyLimitFallback,
+    /** This process's field in each client's key. */
+    readonly instance: string,
+    private readonly logger: LoggerService,
+  ) {}
+
+  hit(client: string, key: string, at: CountedInstant): Promise<unknown> {
+    return this.connection.withinCommandTimeout(this.send(client, key, 1, 0, 'add', at.day, at));
+  }
+
+  addAlone(client: string, key: string, hits: number, day: number, at: CountedInstant) {
+    return this.send(client, key, hits, hits, 'add', day, at);
+  }
+
+  readd(client: string, key: string, at: CountedInstant) {
+    return this.send(client, key, 0, 0, 'max', at.day, at);
+  }
+
+  /**
+   * The contribution confirmed and a replaced key logged; undefined if the reply is unusable.
+   * `reset`: the instance follows the shared count down.
+   */
+  read(client: string, key: string, reply: unknown, day: number, steady = false) {
+    const count = readDailyCount(reply);
+    if (count === undefined) {
+      if (!this.unusableLogged)
+        this.logger.warn(
+          `Redis at ${this.connection.address} answered ${key} with something else than counts (${JSON.stringify(reply)}): counted in this instance's memory`,
+        );
+      this.unusableLogged = true;
+      return undefined;
+    }
+    if (count.replaced)
+      this.logger.warn(
+        `${key} in Redis held a value that is not a daily count: replaced with ${count.total}, the last count this instance saw (fail open from there)`,
+      );
+    const reset = this.ledger.confirm(client, count.mine, day, steady) || count.replaced;
+    return { total: count.total, reset };
+  }
+
+  /** A key of another day than the one counted in has no contribution and no floor. */
+  private send(
+    client: string,
+    key: string,
+    hits: number,
+    counted: number,
+    mode: DailyCountMode,
+    day: number,
+    at: CountedInstant,
+  ): Promise<unknown> {
+    let own = 0;
+    let floor = 0;
+    if (isDayOf(day, at)) {
+      own = Math.max(0, this.ledger.ownOf(client, day) - counted);
+      floor = Math.max(own, this.memory.count(client, at.now) - counted);
+    }
+    const ttl = keyTtl(day, at.now);
+    return this.connection.client.dailyCount(key, this.instance, hits, ttl, floor, own, mode);
+  }
 }

@@ -26,6 +26,8 @@ class FakeRedis extends EventEmitter {
   /** INFO server's run_id: a test changes it to say Redis came back as another process. */
   runId = 'a'.repeat(40);
   info = () => Promise.resolve(`run_id:${this.runId}\r\n`);
+  /** TIME unanswered: no clock offset is measured. */
+  time = () => Promise.reject(new Error('TIME unanswered'));
   nodes = () => [this];
   quit = () => Promise.resolve('OK');
   disconnect = () => undefined;
@@ -116,6 +118,17 @@ describe('RedisDailyLimitStorage', () => {
     expect(store.state()).toMatchObject({ topology: 'cluster', counting: 'redis', shared: false });
     expect(lines.slice(1)).toEqual([
       "warn: Redis at fake unavailable for some clients (timed out): counting them in this instance's memory until their slots answer",
+    ]);
+  });
+
+  it('counts every client alone once a command fails in a Cluster that is down', async () => {
+    const { client, store, lines } = await start('cluster');
+    client.dailyCount.mockRejectedValue(new Error('Connection is closed.'));
+    client.status = 'close';
+    expect((await store.hit('203.0.113.7', 10)).totalHits).toBe(1);
+    expect(store.state()).toMatchObject({ topology: 'cluster', counting: 'memory' });
+    expect(lines.slice(1)).toEqual([
+      "warn: Redis at fake unavailable (Connection is closed.): counting in this instance's memory until it is back",
     ]);
   });
 

@@ -1,7 +1,7 @@
 import { Logger, LoggerService, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../../common/clock';
-import { DEFAULT_REDIS_CLOCK_OFFSET_WARN_MS } from '../../config/environment';
+import { DEFAULTS } from '../../config/environment';
 import {
   type CountedInstant,
   DAILY_LIMIT_CONTEXT,
@@ -15,8 +15,7 @@ import type { DailyLimitFallback } from '../memory-daily-limit.storage';
 import { RedisCatchUp } from './redis-catch-up';
 import { RedisClockOffset } from './redis-clock-offset';
 import { RedisContributionLedger } from './redis-contribution-ledger';
-import { dayKey } from './redis-daily-count-script';
-import { RedisDailyCounter } from './redis-daily-counter';
+import { dayKey, RedisDailyCounter } from './redis-daily-count-script';
 import { RedisCountingMode } from './redis-counting-mode';
 import { RedisRecovery } from './redis-recovery';
 import { RedisServerCheck } from './redis-server-check';
@@ -42,6 +41,8 @@ export class RedisDailyLimitStorage
   extends DailyLimitStorage
   implements OnModuleInit, OnApplicationShutdown
 {
+  /** This process's field in each client's key; a restarted instance has lost its counts anyway. */
+  readonly instance = randomBytes(6).toString('base64url');
   private readonly ledger: RedisContributionLedger;
   private readonly counter: RedisDailyCounter;
   private readonly serverCheck: RedisServerCheck;
@@ -59,14 +60,12 @@ export class RedisDailyLimitStorage
     logger: LoggerService = new Logger(DAILY_LIMIT_CONTEXT),
     {
       allowEviction = false,
-      clockOffsetWarnMs = DEFAULT_REDIS_CLOCK_OFFSET_WARN_MS,
+      clockOffsetWarnMs = DEFAULTS.REDIS_CLOCK_OFFSET_WARN_MS,
     }: { allowEviction?: boolean; clockOffsetWarnMs?: number } = {},
   ) {
     super();
     this.ledger = new RedisContributionLedger(memory.maxClients);
-    // This process's field in each client's key; a restarted instance has lost its counts anyway.
-    const instance = randomBytes(6).toString('base64url');
-    this.counter = new RedisDailyCounter(connection, this.ledger, memory, instance, logger);
+    this.counter = new RedisDailyCounter(connection, this.ledger, memory, this.instance, logger);
     this.serverCheck = new RedisServerCheck(connection, allowEviction, logger);
     const countedAt = () => memory.countedAt(clock.now().getTime());
     const catchUp = new RedisCatchUp(connection, this.ledger, this.counter, countedAt, logger);
@@ -74,10 +73,6 @@ export class RedisDailyLimitStorage
     const { mode, serverCheck, ledger } = this;
     this.recovery = new RedisRecovery(connection, mode, serverCheck, catchUp, ledger, logger);
     this.clockOffsetCheck = new RedisClockOffset(connection, clock, clockOffsetWarnMs, logger);
-  }
-
-  get instance(): string {
-    return this.counter.instance;
   }
 
   async hit(key: string, limit: number): Promise<DailyLimitRecord> {
@@ -105,7 +100,7 @@ export class RedisDailyLimitStorage
     const clockOffsetSeconds = this.clockOffsetCheck.skewSeconds;
     return {
       store: 'redis',
-      topology: this.connection.topology,
+      topology: this.connection.endpoint.topology,
       ...this.mode.state(),
       ...(evictionPolicy !== undefined && { evictionPolicy }),
       ...(clockOffsetSeconds !== undefined && { clockOffsetSeconds }),
@@ -129,41 +124,30 @@ export class RedisDailyLimitStorage
 
   /**
    * Undefined when the command failed or timed out (then counted alone). A timed-out command may
-   * still reach Redis: that hit counts twice (docs/contract.md, "Daily limit").
+   * still reach Redis: that hit counts twice (docs/contract.md, "Daily limit"). The shared count
+   * is exact; a count that went down (an operator's reset) is followed.
    */
   private async countInRedis(key: string, limit: number, at: CountedInstant) {
-    const redisKeyNow = dayKey(key, at.day);
+    const redisKey = dayKey(key, at.day);
     let reply: unknown;
     try {
-      reply = await this.counter.hit(key, redisKeyNow, at);
+      reply = await this.counter.hit(key, redisKey, at);
     } catch (error) {
       this.recovery.failed(error);
       return undefined;
     }
-    return this.counted(key, redisKeyNow, limit, reply, at);
-  }
-
-  /** The shared count is exact; a count that went down (an operator's reset) is followed. */
-  private counted(
-    key: string,
-    redisKey: string,
-    limit: number,
-    reply: unknown,
-    at: CountedInstant,
-  ) {
     const count = this.counter.read(key, redisKey, reply, at.day, this.recovery.steady);
-    const { now, day } = at;
-    if (count === undefined) return this.memory.hit(key, limit, now);
+    if (count === undefined) return this.memory.hit(key, limit, at.now);
     // A reply for a day already past: answered as is, leaving the new day's counts alone.
-    if (this.memory.isPast(day))
-      return dailyRecord(count.total, limit, secondsUntilReset(now, day));
-    if (!this.memory.tracks(key, now)) {
+    if (this.memory.isPast(at.day))
+      return dailyRecord(count.total, limit, secondsUntilReset(at.now, at.day));
+    if (!this.memory.tracks(key, at.now)) {
       // Past the Map: the sketch (it never falls) is raised so a fallback resumes here, not at 0.
-      this.memory.raiseTo(key, limit, count.total, now);
-      return dailyRecord(count.total, limit, secondsUntilReset(now, day));
+      this.memory.raiseTo(key, limit, count.total, at.now);
+      return dailyRecord(count.total, limit, secondsUntilReset(at.now, at.day));
     }
     return count.reset
-      ? this.memory.followDown(key, limit, count.total, now)
-      : this.memory.raiseTo(key, limit, count.total, now);
+      ? this.memory.followDown(key, limit, count.total, at.now)
+      : this.memory.raiseTo(key, limit, count.total, at.now);
   }
 }

@@ -40,7 +40,8 @@ export class RedisRecovery {
   }
 
   failed(error: unknown): void {
-    if (this.connection.slotOutage) this.mode.toPartly(errorText(error));
+    // In a Cluster that is up, a failed command is one slot's outage: other primaries answer.
+    if (this.connection.cluster?.status === 'ready') this.mode.toPartly(errorText(error));
     else this.fallBack(errorText(error));
   }
 
@@ -60,7 +61,8 @@ export class RedisRecovery {
         `Redis at ${this.connection.address} unavailable at start-up (${this.lastError}): counting in this instance's memory until it is back`,
       );
     }
-    if (!this.mode.inRedis || this.connection.probesWhileShared) this.startProbing();
+    // In a Cluster the probe runs while sharing too: a failover elsewhere may have emptied keys.
+    if (!this.mode.inRedis || this.connection.cluster) this.startProbing();
   }
 
   /** What was counted alone reaches Redis before the instance goes, if Redis answers. */
@@ -81,7 +83,7 @@ export class RedisRecovery {
     this.probe ??= setInterval(() => {
       if (this.connection.client.status !== 'ready') return;
       if (!this.mode.inRedis) void this.recover();
-      else if (this.connection.probesWhileShared) void this.rejoin();
+      else if (this.connection.cluster) void this.rejoin();
     }, RECOVERY_PROBE_MS).unref();
   }
 
@@ -103,7 +105,7 @@ export class RedisRecovery {
   private shareAgain(generation: number): Promise<void> | undefined {
     const line = `Daily counters shared in Redis at ${this.connection.address}`;
     if (!this.mode.toSharing(generation, line)) return;
-    if (!this.connection.probesWhileShared) {
+    if (!this.connection.cluster) {
       clearInterval(this.probe);
       this.probe = undefined;
     }
