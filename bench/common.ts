@@ -93,25 +93,33 @@ export async function startServer(name: string, command: string[], env = {}, cpu
 }
 
 /**
- * Seconds from spawning a server to its first right answer to the README's body (polled every
- * 2 ms, a refused connection being no answer yet); the server is stopped after it.
+ * A server as `launch` starts it, once it gave its first right answer to the README's body (polled
+ * every 2 ms, a refused connection being no answer yet), and the seconds from spawn to that answer.
  */
-export async function firstAnswerSeconds(name: string, command: string[], env = {}) {
+export async function untilFirstAnswer(name: string, command: string[], env = {}) {
   const started = performance.now();
-  const { port, process: child } = await launch(name, command, env);
-  const url = `http://127.0.0.1:${port}${ROUTE}`;
+  const server = await launch(name, command, env);
+  const url = `http://127.0.0.1:${server.port}${ROUTE}`;
   const answered = async () => {
-    if (child.hasExited) throw new Error(`${name} exited before answering: ${child.stderr}`);
+    if (server.process.hasExited) throw new Error(`${name} exited before answering`);
     const problem = await checkAnswer(url, README_BODY, 200, 0).catch(() => false as const);
     if (problem) throw new Error(`${name}'s first answer: ${problem}`);
     return problem === undefined;
   };
   try {
     await waitFor(`${name}'s first answer`, answered, 30_000, 2);
-    return (performance.now() - started) / 1000;
-  } finally {
-    await child.stop(5_000);
+  } catch (error) {
+    await server.process.stop(5_000);
+    throw error;
   }
+  return { server, seconds: (performance.now() - started) / 1000 };
+}
+
+/** Seconds from spawning a server to its first right answer; the server is stopped after it. */
+export async function firstAnswerSeconds(name: string, command: string[], env = {}) {
+  const { server, seconds } = await untilFirstAnswer(name, command, env);
+  await server.process.stop(5_000);
+  return seconds;
 }
 
 /** A throw-away redis-server (no persistence), or undefined without redis-server on PATH. */
