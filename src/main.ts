@@ -1,4 +1,5 @@
-// First, before Nest loads: from here on SIGUSR1 cannot open the inspector (inspector-signal.ts).
+import './compile-cache';
+// Before Nest loads: from here on SIGUSR1 cannot open the inspector (inspector-signal.ts).
 import { reportInspectorSignal } from './common/inspector-signal';
 import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';

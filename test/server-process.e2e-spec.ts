@@ -1,4 +1,7 @@
 import { once } from 'node:events';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AddressInfo, createServer, Server } from 'node:net';
 import { README_EXAMPLE_REQUEST } from '../src/testing/readme-example';
 import { answerAt, limited } from '../src/testing/bodies';
@@ -180,6 +183,32 @@ describe('the built server as a process (node dist/main.js)', () => {
         );
       },
     );
+  });
+
+  it("keeps V8's compile cache (in the temp dir unless NODE_COMPILE_CACHE says), and a second start serves from it", async () => {
+    const temp = mkdtempSync(join(tmpdir(), 'compile-cache-'));
+    const cache = join(temp, 'node-compile-cache');
+    try {
+      for (const start of [1, 2]) {
+        const server = await startServer({ TMPDIR: temp });
+        try {
+          expect([
+            start,
+            (await depreciate(server.port, { body: README_EXAMPLE_REQUEST })).status,
+          ]).toEqual([start, 200]);
+          expect(server.stderr).toBe('');
+        } finally {
+          await server.stop();
+        }
+        // Written at exit, by the first start: Nest's, Express's and the service's modules.
+        const files = readdirSync(cache, { recursive: true, withFileTypes: true }).filter((e) =>
+          e.isFile(),
+        );
+        expect(files.length).toBeGreaterThan(100);
+      }
+    } finally {
+      rmSync(temp, { recursive: true, force: true });
+    }
   });
 
   describe('SIGUSR1', () => {
