@@ -25,7 +25,7 @@ export function responseCloses(request: IncomingMessage, bodyLimit: number): boo
 }
 
 /** A response, or the header lines of a response written on a socket. */
-export interface HeaderTarget {
+interface HeaderTarget {
   hasHeader(name: string): boolean;
   setHeader(name: string, value: number | string | readonly string[]): unknown;
 }

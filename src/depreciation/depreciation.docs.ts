@@ -19,6 +19,28 @@ import { DepreciationResponseDto } from './dto/depreciation-response.dto';
 
 const RATE_LIMIT_HEADER_DOCS = rateLimitHeaderDocs();
 
+const EXAMPLES = {
+  sedan: {
+    summary: 'A 2020 sedan with 50,000 miles',
+    value: {
+      purchaseYear: 2020,
+      purchasePrice: 25000,
+      vehicleType: 'sedan',
+      currentMileage: 50000,
+    },
+  },
+  projection: {
+    summary: 'The same sedan, with the next 5 years projected',
+    value: {
+      purchaseYear: 2020,
+      purchasePrice: 25000,
+      vehicleType: 'sedan',
+      currentMileage: 50000,
+      projectionYears: 5,
+    },
+  },
+};
+
 /** POST /api/depreciate in the OpenAPI document: its body, examples and every answer. */
 export const ApiDepreciate = (): MethodDecorator =>
   applyDecorators(
@@ -31,27 +53,7 @@ export const ApiDepreciate = (): MethodDecorator =>
     }),
     ApiBody({
       type: CalculateDepreciationDto,
-      examples: {
-        sedan: {
-          summary: 'A 2020 sedan with 50,000 miles',
-          value: {
-            purchaseYear: 2020,
-            purchasePrice: 25000,
-            vehicleType: 'sedan',
-            currentMileage: 50000,
-          },
-        },
-        projection: {
-          summary: 'The same sedan, with the next 5 years projected',
-          value: {
-            purchaseYear: 2020,
-            purchasePrice: 25000,
-            vehicleType: 'sedan',
-            currentMileage: 50000,
-            projectionYears: 5,
-          },
-        },
-      },
+      examples: EXAMPLES,
     }),
     ApiOkResponse({
       type: DepreciationResponseDto,

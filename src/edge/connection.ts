@@ -173,7 +173,7 @@ interface ClientCount {
   refused: number;
 }
 
-export interface CapPlace {
+interface CapPlace {
   client: string;
   count: ClientCount;
   served: boolean;

@@ -14,7 +14,7 @@ import {
 } from './shutdown';
 
 /** The limits one HTTP server holds its connections to (docs/operations.md, "Robustness"). */
-export interface ConnectionLimits {
+interface ConnectionLimits {
   /** Connections open at once, all clients together; 0: 90 % of the descriptor limit. */
   maxConnections: number;
   /** Connections open at once from one client address (an IPv6 /64). */
@@ -43,7 +43,7 @@ function descriptorLimit(): number | undefined {
  * The configured ceiling, else 90 % of the descriptor limit (the rest for files, Redis and logs).
  * Past it Node closes a connection at accept: the only connection closed without an answer.
  */
-export function connectionCeiling(configured: number): number {
+function connectionCeiling(configured: number): number {
   if (configured > 0) return configured;
   const descriptors = descriptorLimit();
   return descriptors === undefined ? 10_000 : Math.max(16, Math.floor(descriptors * 0.9));

@@ -64,7 +64,7 @@ const givenOptions = (levels: object[], names: string[]): string[] =>
   );
 
 /** What DailyLimitGuard is, as its start-up checks see it. */
-export interface GuardAtStartup {
+interface GuardAtStartup {
   name: string;
   throttlers: ThrottlerOptions[];
   moduleOptions: ThrottlerModuleOptions;

@@ -1,4 +1,4 @@
-import type { default as Redis, RedisOptions } from 'ioredis';
+import type { Cluster, default as Redis, RedisOptions } from 'ioredis';
 import { DEFAULTS, type RedisSettings } from '../../config/environment';
 import { parseRedisNodes, RedisNode, redisTopology } from '../../config/redis-topology';
 import { DAILY_COUNT_LUA } from './redis-daily-count-script';
@@ -44,6 +44,23 @@ export function createRedisClient(
 
 const nodesOf = (list: string): RedisNode[] => parseRedisNodes(list) ?? [];
 
+/** `nodeAuth`: the data nodes' credentials and TLS (REDIS_URL carries its own). */
+function clusterClient(settings: RedisSettings, nodeAuth: object): Cluster {
+  return new (loadIoredis().Cluster)(nodesOf(settings.REDIS_CLUSTER_NODES), {
+    redisOptions: { ...neverWait(settings.REDIS_COMMAND_TIMEOUT_MS), ...nodeAuth },
+    enableOfflineQueue: false,
+    // Off: once slots move, ioredis resends a pipeline lost with its primary, even a command that
+    // timed out and was counted in memory: a double count (test/redis-cluster.e2e-spec.ts).
+    enableAutoPipelining: false,
+    clusterRetryStrategy: retryStrategy,
+    // A dead primary's slot is retried once the slots refresh, in the timeout; else counted alone.
+    retryDelayOnFailover: 50,
+    retryDelayOnClusterDown: 50,
+    slotsRefreshTimeout: 500,
+    scripts: SCRIPTS,
+  });
+}
+
 /** `address` is for logs: never a password. */
 export function connectRedis(settings: RedisSettings): RedisConnection {
   // ioredis treats '' as no username or password (Redis.js, SentinelConnector).
@@ -75,19 +92,7 @@ export function connectRedis(settings: RedisSettings): RedisConnection {
       return new RedisConnection({ topology: 'sentinel', client }, address);
     }
     case 'cluster': {
-      const client = new (loadIoredis().Cluster)(nodesOf(settings.REDIS_CLUSTER_NODES), {
-        redisOptions: { ...neverWait(settings.REDIS_COMMAND_TIMEOUT_MS), ...nodeAuth },
-        enableOfflineQueue: false,
-        // Off: once slots move, ioredis resends a pipeline lost with its primary, even a command that
-        // timed out and was counted in memory: a double count (test/redis-cluster.e2e-spec.ts).
-        enableAutoPipelining: false,
-        clusterRetryStrategy: retryStrategy,
-        // A dead primary's slot is retried once the slots refresh, in the timeout; else counted alone.
-        retryDelayOnFailover: 50,
-        retryDelayOnClusterDown: 50,
-        slotsRefreshTimeout: 500,
-        scripts: SCRIPTS,
-      });
+      const client = clusterClient(settings, nodeAuth);
       const address = `Cluster ${settings.REDIS_CLUSTER_NODES}`;
       return new RedisConnection({ topology: 'cluster', client }, address);
     }

@@ -8,7 +8,7 @@ export const isReplyError = (error: unknown): boolean =>
 /** `host:port`, as ioredis names a Cluster's nodes in its slot table. */
 export const nodeName = (node: Redis): string => `${node.options.host}:${node.options.port}`;
 
-export type RedisEndpoint =
+type RedisEndpoint =
   { topology: 'standalone' | 'sentinel'; client: Redis } | { topology: 'cluster'; client: Cluster };
 
 /** The one place that knows the topology: the store's parts ask it, not the client. */

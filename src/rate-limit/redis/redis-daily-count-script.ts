@@ -73,7 +73,7 @@ declare module 'ioredis' {
   }
 }
 
-export interface DailyCount {
+interface DailyCount {
   total: number;
   /** What this instance has added to it (its field). */
   mine: number;
