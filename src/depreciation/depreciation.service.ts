@@ -2,14 +2,7 @@ import { BadRequestException, Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import type { CalculateDepreciationDto as DepreciationInput } from './dto/calculate-depreciation.dto';
 import type { DepreciationResponseDto as DepreciationResult } from './dto/depreciation-response.dto';
-import {
-  centsAt,
-  percentOf,
-  roundHalfAwayFromZero,
-  toCents,
-  toUsd,
-  yearlyEntries,
-} from './projection';
+import { percentOf, roundHalfAwayFromZero, toCents, toUsd, yearlyEntries } from './projection';
 import { STRATEGIES, type Usage } from './strategies/strategies';
 
 @Injectable()
@@ -28,8 +21,8 @@ export class DepreciationService {
     const priceCents = toCents(input.purchasePrice);
     const usage: Usage = { ownedYears: age, currentMileage: input.currentMileage ?? 0 };
     const valuation = { strategy, priceCents, purchaseYear: input.purchaseYear };
-    const entries = yearlyEntries(valuation, { from: 0, to: age }, priceCents, () => usage);
-    const currentCents = centsAt(strategy, priceCents, age, usage);
+    const breakdown = yearlyEntries(valuation, { from: 0, to: age }, priceCents, () => usage);
+    const { entries, lastCents: currentCents } = breakdown;
     const lostCents = priceCents - currentCents;
     const data: DepreciationResult['data'] = {
       currentValue: toUsd(currentCents),
@@ -44,10 +37,8 @@ export class DepreciationService {
       // pace, never with today's usage, whose even accrual would divide by the age (0 at first).
       const pace = usage.currentMileage / Math.max(age, 1);
       const ahead = { from: age + 1, to: age + input.projectionYears };
-      data.projection = yearlyEntries(valuation, ahead, currentCents, (owned) => ({
-        ownedYears: owned,
-        currentMileage: pace * owned,
-      }));
+      const usageAt = (owned: number) => ({ ownedYears: owned, currentMileage: pace * owned });
+      data.projection = yearlyEntries(valuation, ahead, currentCents, usageAt).entries;
     }
     return {
       success: true,

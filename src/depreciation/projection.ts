@@ -20,27 +20,21 @@ export const toUsd = (cents: number): number => cents / 100;
 export const percentOf = (part: number, whole: number): number =>
   whole === 0 ? 0 : roundHalfAwayFromZero((part * 10_000) / whole) / 100;
 
-export const centsAt = (
-  strategy: DepreciationStrategy,
-  priceCents: number,
-  age: number,
-  usage: Usage,
-): number => roundHalfAwayFromZero(priceCents * strategy.valueAt(age, usage));
-
 /**
  * The entries for `ages`, each valued with its usage, the first one's loss from `previousCents`:
- * the breakdown (ages 0 to today, from the price) and the projection (the years ahead, from today).
+ * the breakdown (ages 0 to today, from the price) and the projection (the years ahead, from today),
+ * and the last one's value in cents.
  */
 export function yearlyEntries(
   valuation: { strategy: DepreciationStrategy; priceCents: number; purchaseYear: number },
   ages: { from: number; to: number },
   previousCents: number,
   usageAt: (age: number) => Usage,
-): YearlyEntry[] {
+): { entries: YearlyEntry[]; lastCents: number } {
   const { strategy, priceCents, purchaseYear } = valuation;
   const entries = new Array<YearlyEntry>(ages.to - ages.from + 1);
   for (let age = ages.from; age <= ages.to; age++) {
-    const cents = centsAt(strategy, priceCents, age, usageAt(age));
+    const cents = roundHalfAwayFromZero(priceCents * strategy.valueAt(age, usageAt(age)));
     const lost = previousCents - cents;
     entries[age - ages.from] = {
       year: purchaseYear + age,
@@ -51,5 +45,5 @@ export function yearlyEntries(
     };
     previousCents = cents;
   }
-  return entries;
+  return { entries, lastCents: previousCents };
 }
