@@ -15,16 +15,21 @@ import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { CORS_ANSWER_HEADERS } from './security/cors.options';
+import { Tracing } from './tracing/tracing';
+import { tracingSettings } from './tracing/tracing-settings';
 import { JSON_SECURITY_HEADERS } from './security/security-headers';
 
 /**
  * Global: the one error writer, so every error response, the edge's too, carries CORS (a page can
- * read it) and the JSON security set; and the Clock (tests replace it with overrideProvider(Clock)).
+ * read it) and the JSON security set; the Clock (tests replace it with overrideProvider(Clock));
+ * and the traces, off unless configured.
  */
 @Global()
 @Module({
   providers: [
     { provide: Clock, useClass: SystemClock },
+    // The standard OTEL_* variables, read as the OpenTelemetry SDK reads them: process.env.
+    { provide: Tracing, useFactory: () => Tracing.start(tracingSettings(process.env)) },
     {
       provide: ErrorResponses,
       useFactory: () =>
@@ -34,7 +39,7 @@ import { JSON_SECURITY_HEADERS } from './security/security-headers';
         }),
     },
   ],
-  exports: [ErrorResponses, Clock],
+  exports: [ErrorResponses, Clock, Tracing],
 })
 class CommonModule {}
 

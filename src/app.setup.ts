@@ -15,6 +15,7 @@ import { MetricsServer } from './metrics/metrics.server';
 import { MetricsService } from './metrics/metrics.service';
 import { DailyLimitPolicy } from './rate-limit/daily-limit.policy';
 import { responseHeaders } from './security/security-headers';
+import { Tracing } from './tracing/tracing';
 import { DOCS_PATH, setupSwagger } from './swagger';
 
 type Config = ConfigService<Environment, true>;
@@ -48,6 +49,7 @@ const edgeSettings = (config: Config): EdgeSettings => ({
 export const appObservers = (app: NestExpressApplication): AnswerObserver[] => [
   requestLog(app.get(AppLogger)),
   app.get(MetricsService).http.record,
+  ...(app.get(Tracing).on ? [app.get(Tracing).endSpans] : []),
 ];
 
 /** The edge guards the metrics server too. Hop 0 of TRUST_PROXY is the direct peer. */
@@ -63,6 +65,7 @@ export function installEdgeFor(
       ...edgeSettings(config),
       errors: app.get(ErrorResponses),
       observers,
+      serverSpans: (listener) => app.get(Tracing).serverSpans(listener),
       trustProxy: trustProxyTest(app.getHttpAdapter().getInstance()),
       shutDownOnSignals: setup.shutDownOnSignals
         ? {

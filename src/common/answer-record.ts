@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Span } from '@opentelemetry/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { clientAddress } from './client-key';
@@ -17,6 +18,8 @@ export interface AnswerRecord {
   remoteAddress?: string;
   requestId?: string;
   elapsedMs: number;
+  /** The request's server span, when traces are on (tracing/tracing.ts). */
+  span?: Span;
 }
 
 export type AnswerObserver = (answer: AnswerRecord) => void;
@@ -51,6 +54,7 @@ interface RecordedRequest {
   ip?: string;
   socket: Socket;
   id?: string;
+  span?: Span;
 }
 
 export function answerRecord(
@@ -68,6 +72,7 @@ export function answerRecord(
     remoteAddress: clientAddress(request),
     requestId: request.id,
     elapsedMs,
+    span: request.span,
   };
 }
 

@@ -60,6 +60,8 @@ export interface EdgeSettings {
 interface EdgeOptions extends EdgeSettings {
   errors: ErrorResponses;
   observers: AnswerObserver[];
+  /** The API server's listener in a span per request (tracing.ts); the metrics server has none. */
+  serverSpans?: (listener: Handler) => Handler;
   /** TRUST_PROXY as Express compiled it: its proxies are exempt from the per-client cap. */
   trustProxy: TrustProxy;
   /** main.ts only: the signals drain the public server, then close the application. */
@@ -79,7 +81,7 @@ interface EdgeServers {
 export function installEdge(servers: EdgeServers, options: EdgeOptions): Edge {
   // An error response that closes its connection: what the client pipelined after it is not handled.
   options.errors.onClosing = markClosing;
-  const edge = putBehindEdge(servers.api, options, options.trustProxy);
+  const edge = putBehindEdge(servers.api, options, options.trustProxy, options.serverSpans);
   if (servers.metrics) putBehindEdge(servers.metrics, options, () => false);
   if (options.shutDownOnSignals) {
     enableGracefulShutdown(edge, options.shutdown, options.shutDownOnSignals);
@@ -87,7 +89,12 @@ export function installEdge(servers: EdgeServers, options: EdgeOptions): Edge {
   return edge;
 }
 
-function putBehindEdge(server: Server, options: EdgeOptions, trustProxy: TrustProxy): Edge {
+function putBehindEdge(
+  server: Server,
+  options: EdgeOptions,
+  trustProxy: TrustProxy,
+  spans: (listener: Handler) => Handler = (listener) => listener,
+): Edge {
   const { limits, observers, errors } = options;
   const lingering: LingeringBounds = { ...options.lingering, bytes: errors.settings.bodyLimit };
   const cap = new ConnectionCap(limits, trustProxy);
@@ -99,7 +106,7 @@ function putBehindEdge(server: Server, options: EdgeOptions, trustProxy: TrustPr
   // The application's listeners run behind the edge's.
   const handlers = server.listeners('request') as Handler[];
   server.removeAllListeners('request');
-  server.on('request', admitRequests(edge, context, handlers, limits.maxPipelinedRequests));
+  server.on('request', spans(admitRequests(edge, context, handlers, limits.maxPipelinedRequests)));
   return edge;
 }
 

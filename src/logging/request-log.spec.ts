@@ -13,12 +13,28 @@ const answer = (overrides: Partial<AnswerRecord> = {}): AnswerRecord => ({
   ...overrides,
 });
 
+/** A sampled span's ids, as the OpenTelemetry log data model names them. */
+function traceIds({ span }: AnswerRecord) {
+  const ids = span?.spanContext();
+  return ids && ids.traceFlags & 1 ? { trace_id: ids.traceId, span_id: ids.spanId } : {};
+}
+
+const spanWith = (traceFlags: number) =>
+  ({
+    spanContext: () => ({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags,
+    }),
+  }) as unknown as AnswerRecord['span'];
+
 /** The line pino itself writes for the same answer (the fields as requestLog writes them). */
 function pinoLine(record: AnswerRecord, level: 'info' | 'warn' | 'error', msg: string) {
   const { logger, output } = recordingAppLogger('info');
   const fields = {
     reqId: record.requestId,
     req: { method: record.method, path: record.path, remoteAddress: record.remoteAddress },
+    ...traceIds(record),
     res: { statusCode: record.status },
     responseTime: Math.round(record.elapsedMs),
   };
@@ -47,13 +63,18 @@ describe('requestLog', () => {
       'info',
       'request completed',
     ],
+    ['a sampled span with its ids', answer({ span: spanWith(1) }), 'info', 'request completed'],
+    ['an unsampled span without them', answer({ span: spanWith(0) }), 'info', 'request completed'],
     ['a path to escape', answer({ path: '/a"b\\c\u0001\u00e9' }), 'info', 'request completed'],
-  ] as const)('writes %s byte for byte as pino would', (_what, record, level, msg) => {
+  ] as const)('writes %s byte for byte as pino would', (what, record, level, msg) => {
     const { logger, output } = recordingAppLogger('info');
     requestLog(logger)(record);
     expect(output).toHaveLength(1);
     expect(timeless(output[0])).toBe(timeless(pinoLine(record, level, msg)));
     expect(output[0]).toMatch(/,"time":"\d{4}-\d\d-\d\dT[\d:.]+Z",/);
+    expect(output[0].includes('"trace_id"')).toBe(
+      Boolean(record.span && what.includes(' its ids')),
+    );
   });
 
   it('writes nothing below the logger level', () => {

@@ -29,13 +29,20 @@ type RequestLevel = 'info' | 'warn' | 'error';
 const field = (name: string, value: string | undefined, comma = ',') =>
   value === undefined ? '' : `${comma}"${name}":${JSON.stringify(value)}`;
 
+/** A sampled span's ids, as the OpenTelemetry log data model names them: logs join traces. */
+function traceFields(answer: AnswerRecord): string {
+  const ids = answer.span?.spanContext();
+  if (ids === undefined || (ids.traceFlags & 1) === 0) return '';
+  return `,"trace_id":"${ids.traceId}","span_id":"${ids.spanId}"`;
+}
+
 function fieldsOf(answer: AnswerRecord): string {
   const id = field('reqId', answer.requestId, '');
   const req =
     `"req":{"method":${JSON.stringify(answer.method)},"path":${JSON.stringify(answer.path)}` +
     `${field('remoteAddress', answer.remoteAddress)}}`;
   const rest = `"res":{"statusCode":${answer.status}},"responseTime":${Math.round(answer.elapsedMs)}`;
-  return `${id}${id ? ',' : ''}${req},${rest}`;
+  return `${id}${id ? ',' : ''}${req}${traceFields(answer)},${rest}`;
 }
 
 /** One line per answer, the edge's too (docs/operations.md, "Logs"); no header, body or query. */

@@ -2,7 +2,7 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 import type { AnswerRecord } from '../common/answer-record';
 import { takesEveryMethod } from '../common/platform-internals';
 
-const UNMATCHED_ROUTE = 'unmatched';
+export const UNMATCHED_ROUTE = 'unmatched';
 
 /** Seconds: an answer takes about a millisecond, so the low end is finer. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
@@ -16,7 +16,8 @@ interface ExpressRoute {
  * Nest mounts middleware with `app.all()`, which stays in `req.route` when no handler took the
  * request, and Express matches HEAD against a route without GET. An `@All()` handler is unmatched.
  */
-function routeLabel(route: ExpressRoute | undefined, method: string): string {
+export function routeLabel(matched: unknown, method: string): string {
+  const route = matched as ExpressRoute | undefined;
   if (route === undefined || typeof route.path !== 'string') return UNMATCHED_ROUTE;
   const methods = route.methods ?? {};
   if (takesEveryMethod(methods) || (methods.get && methods.post && methods.delete)) {
@@ -49,7 +50,7 @@ export class HttpMetrics {
 
   readonly record = ({ method, status, elapsedMs, completed, route }: AnswerRecord): void => {
     if (!completed || status === null) return;
-    const labels = { method, route: routeLabel(route as ExpressRoute, method) };
+    const labels = { method, route: routeLabel(route, method) };
     this.requests.inc({ ...labels, status });
     this.duration.observe(labels, elapsedMs / 1000);
   };

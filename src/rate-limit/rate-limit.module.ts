@@ -14,12 +14,14 @@ import { DAILY_LIMIT_CONTEXT, DailyLimitStorage, DAY_MS } from './daily-limit.st
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 import { connectRedis } from './redis/redis-clients';
 import { RedisDailyLimitStorage } from './redis/redis-daily-limit.storage';
+import { Tracing } from '../tracing/tracing';
 
 /** The store RATE_LIMIT_STORE names; the memory store doubles as Redis's fallback. */
 function dailyLimitStorage(
   config: ConfigService<Environment, true>,
   memory: MemoryDailyLimitStorage,
   clock: Clock,
+  tracing: Tracing,
 ): DailyLimitStorage {
   if (config.get('RATE_LIMIT_STORE', { infer: true }) !== 'redis') return memory;
   const settings = Object.fromEntries(
@@ -31,6 +33,7 @@ function dailyLimitStorage(
   return new RedisDailyLimitStorage(connectRedis(settings), memory.fallback, clock, logger, {
     allowEviction,
     clockOffsetWarnMs,
+    tracing,
   });
 }
 
@@ -60,7 +63,7 @@ const throttlerOptions = (policy: DailyLimitPolicy): ThrottlerModuleOptions => (
     },
     {
       provide: DailyLimitStorage,
-      inject: [ConfigService, MemoryDailyLimitStorage, Clock],
+      inject: [ConfigService, MemoryDailyLimitStorage, Clock, Tracing],
       useFactory: dailyLimitStorage,
     },
     DailyLimitPolicy,

@@ -12,6 +12,7 @@ import {
   secondsUntilReset,
 } from '../daily-limit.storage';
 import type { DailyLimitFallback } from '../memory-daily-limit.storage';
+import type { Tracing } from '../../tracing/tracing';
 import { RedisCatchUp } from './redis-catch-up';
 import { RedisClockOffset } from './redis-clock-offset';
 import { RedisContributionLedger } from './redis-contribution-ledger';
@@ -49,6 +50,8 @@ export class RedisDailyLimitStorage
   private readonly mode: RedisCountingMode;
   private readonly recovery: RedisRecovery;
   private readonly clockOffsetCheck: RedisClockOffset;
+  private readonly tracing?: Tracing;
+  private readonly spanAttributes: Record<string, string>;
   private started?: Promise<void>;
   private stopped?: Promise<void>;
 
@@ -61,9 +64,17 @@ export class RedisDailyLimitStorage
     {
       allowEviction = false,
       clockOffsetWarnMs = DEFAULTS.REDIS_CLOCK_OFFSET_WARN_MS,
-    }: { allowEviction?: boolean; clockOffsetWarnMs?: number } = {},
+      tracing,
+    }: { allowEviction?: boolean; clockOffsetWarnMs?: number; tracing?: Tracing } = {},
   ) {
     super();
+    this.tracing = tracing;
+    // A span names the server, never the client's key.
+    this.spanAttributes = {
+      'db.system.name': 'redis',
+      'db.operation.name': 'EVALSHA',
+      'server.address': connection.address,
+    };
     this.ledger = new RedisContributionLedger(memory.maxClients);
     this.counter = new RedisDailyCounter(connection, this.ledger, memory, this.instance, logger);
     this.serverCheck = new RedisServerCheck(connection, allowEviction, logger);
@@ -131,7 +142,10 @@ export class RedisDailyLimitStorage
     const redisKey = dayKey(key, at.day);
     let reply: unknown;
     try {
-      reply = await this.counter.hit(key, redisKey, at);
+      const hit = () => this.counter.hit(key, redisKey, at);
+      reply = await (this.tracing?.on
+        ? this.tracing.clientSpan('EVALSHA', this.spanAttributes, hit)
+        : hit());
     } catch (error) {
       this.recovery.failed(error);
       return undefined;

@@ -1,0 +1,115 @@
+import { StartupRefusal } from '../common/startup-refusal';
+import { shownValue } from '../config/shown-value';
+
+type Variables = Record<string, string | undefined>;
+
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
+const PROTOCOLS: readonly string[] = ['http/protobuf', 'http/json'];
+
+const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+export type SamplerName = (typeof SAMPLERS)[number];
+
+const PROPAGATORS = ['tracecontext', 'baggage', 'none'] as const;
+export type PropagatorName = (typeof PROPAGATORS)[number];
+
+/** The OpenTelemetry SDK's standard variables this service honours (docs/operations.md, "Traces"). */
+export interface TracingSettings {
+  protocol: OtlpProtocol;
+  sampler: SamplerName;
+  /** The ratio of the traceidratio samplers, from 0 to 1. */
+  ratio: number;
+  propagators: PropagatorName[];
+  /** OTEL_BSP_*: the batch span processor's bounds; undefined keeps the SDK's default. */
+  batch: { scheduledDelayMillis?: number; exportTimeoutMillis?: number; maxQueueSize?: number };
+}
+
+const refuse = (name: string, value: string, expected: string): never => {
+  throw new StartupRefusal(`Invalid configuration: ${name}${shownValue(name, value)} ${expected}`);
+};
+
+const given = (env: Variables, name: string): string | undefined => {
+  const value = env[name]?.trim();
+  return value === '' ? undefined : value;
+};
+
+function oneOf<T extends string>(env: Variables, name: string, known: readonly T[], fallback: T) {
+  const value = given(env, name)?.toLowerCase() ?? fallback;
+  return known.includes(value as T)
+    ? (value as T)
+    : refuse(name, value, `must be one of ${known.join(', ')}`);
+}
+
+function positive(env: Variables, name: string): number | undefined {
+  const value = given(env, name);
+  if (value === undefined) return undefined;
+  return /^\d+$/.test(value) && Number(value) > 0
+    ? Number(value)
+    : refuse(name, value, 'must be a whole number above 0');
+}
+
+/** The traces' own variable wins over the general one, as for the endpoint. */
+const protocolVariable = (env: Variables): string =>
+  given(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') !== undefined
+    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+
+function ratioOf(env: Variables, sampler: SamplerName): number {
+  const value = given(env, 'OTEL_TRACES_SAMPLER_ARG');
+  if (value === undefined || !sampler.endsWith('traceidratio')) return 1;
+  const ratio = Number(value);
+  return /^\d*\.?\d+$/.test(value) && ratio <= 1
+    ? ratio
+    : refuse('OTEL_TRACES_SAMPLER_ARG', value, 'must be a ratio from 0 to 1');
+}
+
+function propagatorsOf(list: string): PropagatorName[] {
+  const names = list.split(',').map((name) => name.trim().toLowerCase());
+  const unknown = names.find((name) => !(PROPAGATORS as readonly string[]).includes(name));
+  if (unknown !== undefined) {
+    refuse(
+      'OTEL_PROPAGATORS',
+      list,
+      `names "${unknown}": each must be one of ${PROPAGATORS.join(', ')}`,
+    );
+  }
+  return names as PropagatorName[];
+}
+
+/**
+ * Undefined (nothing of the SDK is loaded) unless an OTLP endpoint is set and neither
+ * OTEL_SDK_DISABLED nor OTEL_TRACES_EXPORTER=none turns it off. A value the SDK would only warn
+ * about (a sampler, a propagator or a protocol this service does not carry) refuses to start.
+ */
+export function tracingSettings(env: Variables): TracingSettings | undefined {
+  const endpointName = ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT'].find(
+    (name) => given(env, name) !== undefined,
+  );
+  if (endpointName === undefined || given(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') {
+    return undefined;
+  }
+  if (oneOf(env, 'OTEL_TRACES_EXPORTER', ['otlp', 'none'], 'otlp') === 'none') return undefined;
+  const endpoint = given(env, endpointName) ?? '';
+  if (!/^https?:\/\//i.test(endpoint) || !URL.canParse(endpoint)) {
+    refuse(endpointName, endpoint, 'must be an http:// or https:// URL');
+  }
+  const sampler = oneOf(env, 'OTEL_TRACES_SAMPLER', SAMPLERS, 'parentbased_always_on');
+  const propagators = propagatorsOf(given(env, 'OTEL_PROPAGATORS') ?? 'tracecontext,baggage');
+  return {
+    protocol: oneOf(env, protocolVariable(env), PROTOCOLS, 'http/protobuf') as OtlpProtocol,
+    sampler,
+    ratio: ratioOf(env, sampler),
+    propagators: propagators.includes('none') ? [] : propagators,
+    batch: {
+      scheduledDelayMillis: positive(env, 'OTEL_BSP_SCHEDULE_DELAY'),
+      exportTimeoutMillis: positive(env, 'OTEL_BSP_EXPORT_TIMEOUT'),
+      maxQueueSize: positive(env, 'OTEL_BSP_MAX_QUEUE_SIZE'),
+    },
+  };
+}
