@@ -15,15 +15,16 @@ import { BuildRecord, podman, podmanOk, scratch } from './podman';
  *   published on free ports of 127.0.0.1;
  * - a Secret played from YAML is stored as its text, which secretKeyRef then cannot read: the
  *   Secret is created as the JSON podman reads (each key's value in base64).
- * Services, the PodDisruptionBudget and the Secret document are left out: podman has no use for them.
+ * Only the files named below are read, so the Services, the PodDisruptionBudget, the
+ * HorizontalPodAutoscaler, the NetworkPolicy and the Secret document are left out: podman has no
+ * use for them.
  */
 
+/** The example Redis, a kustomize Component (deploy/kubernetes/kustomization.yaml). */
+const REDIS_EXAMPLE = 'components/redis-example/redis-example.yaml';
+
 const redisDeployment = () =>
-  findObject<Deployment>(
-    objectsIn('redis-example.yaml'),
-    'Deployment',
-    'vehicle-depreciation-redis',
-  );
+  findObject<Deployment>(objectsIn(REDIS_EXAMPLE), 'Deployment', 'vehicle-depreciation-redis');
 const secret = () =>
   findObject<Secret>(objectsIn('secret.yaml'), 'Secret', 'vehicle-depreciation-redis');
 
@@ -103,7 +104,7 @@ export class KubePlay {
     const pod = copy.spec.template.spec;
     // The Redis Service's name, which REDIS_URL (secret.yaml) names.
     const redisService = findObject(
-      objectsIn('redis-example.yaml'),
+      objectsIn(REDIS_EXAMPLE),
       'Service',
       'vehicle-depreciation-redis',
     );

@@ -1,6 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
 
 /**
  * deploy/kubernetes/'s objects, parsed, for the tests that check them (test/kubernetes-manifests)
@@ -45,7 +45,8 @@ export interface Container {
 
 export interface Deployment extends KubeObject {
   spec: {
-    replicas: number;
+    /** Unset in deployment.yaml: the HorizontalPodAutoscaler owns the count. */
+    replicas?: number;
     template: {
       metadata: { labels: Labels };
       spec: {
@@ -78,7 +79,7 @@ export interface Secret extends KubeObject {
   stringData: Labels;
 }
 
-/** The objects of one file of deploy/kubernetes/, in order; a YAML error throws. */
+/** The objects of one file of deploy/kubernetes/ (a path in it), in order; a YAML error throws. */
 export function objectsIn(file: string): KubeObject[] {
   return parseAllDocuments(readFileSync(join(MANIFESTS, file), 'utf8')).map((document) => {
     if (document.errors.length > 0) throw new Error(`${file}: ${document.errors[0].message}`);
@@ -86,10 +87,25 @@ export function objectsIn(file: string): KubeObject[] {
   });
 }
 
-/** Every object of every YAML file in deploy/kubernetes/, with its file. */
-export const allManifests = (): { file: string; object: KubeObject }[] =>
-  readdirSync(MANIFESTS)
-    .filter((file) => file.endsWith('.yaml'))
+/** A kustomization.yaml's fields that these files use: what it lists, nothing it transforms. */
+export interface Kustomization {
+  apiVersion: string;
+  kind: string;
+  resources: string[];
+}
+
+/** The kustomization.yaml of deploy/kubernetes/ (`.`) or of a Component's folder in it. */
+export const kustomizationIn = (folder: string): Kustomization =>
+  parse(readFileSync(join(MANIFESTS, folder, 'kustomization.yaml'), 'utf8')) as Kustomization;
+
+/**
+ * The objects `kubectl apply -k deploy/kubernetes` applies, with their files (relative to
+ * deploy/kubernetes/), then those of the Components named (`components/redis-example`): the files
+ * each kustomization lists, as written, since none transforms them (test/kubernetes-manifests).
+ */
+export const allManifests = (components: string[] = []): { file: string; object: KubeObject }[] =>
+  ['.', ...components]
+    .flatMap((folder) => kustomizationIn(folder).resources.map((file) => posix.join(folder, file)))
     .flatMap((file) => objectsIn(file).map((object) => ({ file, object })));
 
 /** The object of that kind and name among `objects`; throws when there is none. */
