@@ -12,8 +12,12 @@ function hasCommand(name: string): boolean {
  */
 export function describeWithTools(tools: string[], name: string, body: () => void): void {
   const missing = tools.filter((tool) => !hasCommand(tool));
-  describeUnless(missing.join(', '), `apt-get install ${missing.join(' ')}`, name, body);
+  const packages = new Set(missing.map((tool) => PACKAGE_OF[tool] ?? tool));
+  describeUnless(missing.join(', '), `apt-get install ${[...packages].join(' ')}`, name, body);
 }
+
+/** Debian's package of a program, where the two names differ. */
+const PACKAGE_OF: Record<string, string> = { promtool: 'prometheus', 'redis-cli': 'redis-tools' };
 
 /**
  * `describe`, unless `missing` (what the suite needs and this machine lacks) is not empty: then on
