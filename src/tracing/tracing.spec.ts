@@ -8,6 +8,7 @@ function fakeSpan() {
     name: '',
     status: undefined as unknown,
     ended: false,
+    isRecording: () => true,
     setAttribute(key: string, value: unknown) {
       this.attributes[key] = value;
     },
@@ -26,8 +27,10 @@ function fakeSpan() {
 type Fake = ReturnType<typeof fakeSpan>;
 const ERROR = 2;
 
-function tracingWith(spans: Fake[]): Tracing {
-  const api = { SpanStatusCode: { ERROR }, SpanKind: { CLIENT: 3 } };
+function tracingWith(spans: Fake[], inRecordedRequest = true): Tracing {
+  const active = { isRecording: () => inRecordedRequest };
+  const trace = { getActiveSpan: () => active };
+  const api = { SpanStatusCode: { ERROR }, SpanKind: { CLIENT: 3 }, trace };
   const tracer = { startSpan: () => spans[spans.push(fakeSpan()) - 1] };
   const sdk = { api, tracer, provider: { shutdown: () => Promise.resolve() } };
   return new (Tracing as unknown as new (sdk: unknown) => Tracing)(sdk);
@@ -90,5 +93,12 @@ describe('Tracing', () => {
       [true, { code: ERROR }],
     ]);
     expect(spans[1].attributes['error.type']).toBe('TimeoutError');
+  });
+
+  it('makes no client span outside a recorded request', async () => {
+    const spans: Fake[] = [];
+    const tracing = tracingWith(spans, false);
+    await expect(tracing.clientSpan('EVALSHA', {}, () => Promise.resolve(1))).resolves.toBe(1);
+    expect(spans).toEqual([]);
   });
 });

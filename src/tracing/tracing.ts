@@ -51,16 +51,15 @@ export class Tracing implements OnApplicationShutdown {
     const { api, tracer } = this.sdk;
     return (request: TracedRequest, response) => {
       const parent = api.propagation.extract(api.ROOT_CONTEXT, request.headers);
-      const span = tracer.startSpan(
-        methodOf(request.method),
-        { kind: api.SpanKind.SERVER, attributes: requestAttributes(request) },
-        parent,
-      );
+      const kind = api.SpanKind.SERVER;
+      const span = tracer.startSpan(methodOf(request.method), { kind }, parent);
       request.span = span;
+      // Sampled out: no attributes, no child span, so no context to carry (bench/README.md, "Traces").
+      if (!span.isRecording()) return listener(request, response);
+      span.setAttributes(requestAttributes(request));
       const active = api.trace.setSpan(parent, span);
       // The body's events come from the socket's parser: bound, what they continue keeps the span.
       api.context.bind(active, request);
-      api.context.bind(active, response);
       api.context.with(active, listener, undefined, request, response);
     };
   }
@@ -68,7 +67,7 @@ export class Tracing implements OnApplicationShutdown {
   /** The answer observer that ends each request's span with its status and route. */
   readonly endSpans = (answer: AnswerRecord): void => {
     const span = answer.span;
-    if (span === undefined || this.sdk === undefined) return;
+    if (span === undefined || this.sdk === undefined || !span.isRecording()) return;
     const route = routeLabel(answer.route, answer.method);
     if (route !== UNMATCHED_ROUTE) {
       span.setAttribute('http.route', route);
@@ -83,9 +82,12 @@ export class Tracing implements OnApplicationShutdown {
     span.end();
   };
 
-  /** `call` in a client span, a child of the request's: Redis's round trips show in its trace. */
+  /**
+   * `call` in a client span, a child of the request's: Redis's round trips show in its trace. None
+   * outside a recorded request's (a sampled-out request, the store's own recovery).
+   */
   async clientSpan<T>(name: string, attributes: Attributes, call: () => Promise<T>): Promise<T> {
-    if (this.sdk === undefined) return call();
+    if (this.sdk === undefined || !this.sdk.api.trace.getActiveSpan()?.isRecording()) return call();
     const { api, tracer } = this.sdk;
     const span = tracer.startSpan(name, { kind: api.SpanKind.CLIENT, attributes });
     try {
