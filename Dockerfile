@@ -8,7 +8,7 @@
 
 # Any image with npm 10 or later. It only runs npm: the Node that builds and serves the service is
 # the pinned one, which npm ci installs into node_modules/.bin and every npm script runs on.
-ARG BUILD_IMAGE=node:24-bookworm-slim
+ARG BUILD_IMAGE=node:26-bookworm-slim
 # Debian 12, the build image's own: the pinned Node needs glibc 2.28+ and libstdc++, nothing else.
 ARG RUNTIME_IMAGE=debian:bookworm-slim
 

@@ -6,7 +6,7 @@ import { NODE_FLAGS } from '../src/testing/server-process';
 
 /**
  * The pinned runtime: package.json depends on the registry's `node` package, so `npm ci` puts Node
- * 24 in node_modules/.bin and every npm script (start, test, bench) runs on it, whatever Node the
+ * 26 in node_modules/.bin and every npm script (start, test, bench) runs on it, whatever Node the
  * machine has. npm itself runs on the machine's Node and checks `engines` against that one, so its
  * warnings are silenced in .npmrc; the checks here make them against the runtime that runs the code.
  */
@@ -44,7 +44,7 @@ describe('The pinned runtime', () => {
   const pinned = lock.packages['node_modules/node']?.version;
 
   it('is the one the lock file names, running these tests and anything they start', () => {
-    expect(pinned).toMatch(/^24\.\d+\.\d+$/);
+    expect(pinned).toMatch(/^26\.\d+\.\d+$/);
     expect(process.version).toBe(`v${pinned}`);
     // package.json depends on `node`, with a range that admits the version the lock file pins.
     expect(satisfies(pinned ?? '', manifest.dependencies?.node ?? 'none')).toBe(true);

@@ -8,10 +8,10 @@ import type { Socket } from 'node:net';
 
 /**
  * Every private or undocumented Node and Express property the service uses, each for lack of a
- * public API. Checked on Node 24.21.0 (lib/_http_server.js, lib/_http_outgoing.js, lib/net.js) and
+ * public API. Checked on Node 26.10.0 (lib/_http_server.js, lib/_http_outgoing.js, lib/net.js) and
  * Express 5.3.0; the platform-internals specs check each one and name any that moved.
  */
-export const CHECKED_ON = { node: '24.21.0', express: '5.3.0' } as const;
+export const CHECKED_ON = { node: '26.10.0', express: '5.3.0' } as const;
 
 type Internal = Socket & {
   _httpMessage?: ServerResponse | null;
@@ -55,7 +55,7 @@ export function parseNoFurtherRequests(socket: Socket): void {
 /** Node's parser listens to the socket's 'data' and 'end' (undocumented); no API detaches it. */
 export function detachParser(socket: Socket): void {
   for (const listener of socket.listeners('data')) socket.off('data', listener as () => void);
-  for (const listener of socket.listeners('end')) socket.off('end', listener as () => void);
+  for (const listener of socket.listeners('end')) socket.off('end', listener);
 }
 
 type HeaderStore = Record<string, [string, string]>;
