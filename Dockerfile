@@ -29,7 +29,8 @@ COPY src src
 COPY public public
 # One step, whose layer keeps only /out: the installed tree (600 MB) is never committed as a layer,
 # which made most of a cold build's time on a slow disk. /out holds the runtime's tree:
-# - the pinned Node's binary, copied out of its package (a hard link there, which a COPY could double);
+# - the pinned Node's binary, copied out of its package (a hard link there, which a COPY could double),
+#   and the one library it needs that a slim Debian lacks: libatomic (Node 26 links it);
 # - the production tree alone: `--omit=optional` too, as TypeScript (24 MB) is a devDependency and
 #   an optional peer of @nestjs/swagger, which npm keeps with `--omit=dev` alone ("devOptional");
 # - /app/sbom.cdx.json: `npm sbom` (CycloneDX) of the tree once the development dependencies are
@@ -50,6 +51,7 @@ RUN set -eu; \
     npm rebuild $approved; \
     npm run build; \
     install -D -m 0755 node_modules/node/bin/node /out/bin/node; \
+    install -D -m 0644 "$(readlink -f /usr/lib/*-linux-gnu/libatomic.so.1)" /out/lib/libatomic.so.1; \
     npm prune --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund; \
     mkdir -p /out/app/clients/typescript; \
     cp -a package.json /out/app/; \
@@ -80,6 +82,8 @@ FROM ${RUNTIME_IMAGE} AS runtime
 # No RUN in this stage: nothing executes in the base while building, and no build-time mount point
 # (the CA store, npm's cache) is left behind as an empty folder.
 COPY --from=build /out/bin/node /usr/local/bin/node
+# In a directory the loader searches without a cache (no ldconfig runs in this stage).
+COPY --from=build /out/lib/libatomic.so.1 /usr/lib/libatomic.so.1
 # Owned by root and not writable by the service: it writes nothing, so the root filesystem can be
 # read-only (`--read-only`, Kubernetes' readOnlyRootFilesystem) and no volume is needed.
 COPY --from=build /app /app

@@ -73,6 +73,13 @@ node_stand_in() {
   context=$(mktemp -d)
   mkdir -p "$context/usr/local/bin" "$context/usr/local/lib/node_modules"
   cp node_modules/node/bin/node "$context/usr/local/bin/node"
+  # Node 26 links libatomic (Debian's libatomic1), which the official Node images carry.
+  local atomic
+  atomic=$(readlink -f "$(ldconfig -p | sed -n 's/^\tlibatomic.so.1 .* => //p' | head -1)")
+  [ -f "$atomic" ] || fail "the stand-in build base needs libatomic.so.1 (apt-get install libatomic1)"
+  case "$atomic" in /usr/*) ;; *) fail "libatomic.so.1 is not under /usr ($atomic)" ;; esac
+  mkdir -p "$context$(dirname "$atomic")"
+  cp "$atomic" "$context$(dirname "$atomic")/libatomic.so.1"
   cp -a "$npm_dir" "$context/usr/local/lib/node_modules/npm"
   ln -s ../lib/node_modules/npm/bin/npm-cli.js "$context/usr/local/bin/npm"
   ln -s ../lib/node_modules/npm/bin/npx-cli.js "$context/usr/local/bin/npx"
