@@ -3,7 +3,7 @@ import { shownValue } from '../config/shown-value';
 
 type Variables = Record<string, string | undefined>;
 
-export type OtlpProtocol = 'http/protobuf' | 'http/json';
+type OtlpProtocol = 'http/protobuf' | 'http/json';
 const PROTOCOLS: readonly string[] = ['http/protobuf', 'http/json'];
 
 const SAMPLERS = [
@@ -14,10 +14,10 @@ const SAMPLERS = [
   'parentbased_always_off',
   'parentbased_traceidratio',
 ] as const;
-export type SamplerName = (typeof SAMPLERS)[number];
+type SamplerName = (typeof SAMPLERS)[number];
 
 const PROPAGATORS = ['tracecontext', 'baggage', 'none'] as const;
-export type PropagatorName = (typeof PROPAGATORS)[number];
+type PropagatorName = (typeof PROPAGATORS)[number];
 
 /** The OpenTelemetry SDK's standard variables this service honours (docs/operations.md, "Traces"). */
 export interface TracingSettings {

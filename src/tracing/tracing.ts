@@ -9,7 +9,7 @@ import type { TracingSettings } from './tracing-settings';
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
 /** The request's server span, for the answer's record (answer-record.ts) and the log's ids. */
-export type TracedRequest = IncomingMessage & { span?: Span };
+type TracedRequest = IncomingMessage & { span?: Span };
 
 /** The SDK's export on shutdown waits no longer: the drain's time is the clients'. */
 const SHUTDOWN_FLUSH_MS = 2_000;
