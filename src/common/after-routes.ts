@@ -1,9 +1,8 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 
 /**
- * Mounts handlers after the routes, before Nest's 404 handler (NestApplication.init runs
- * `onModuleInit` between them, checked on Nest 12.5.1): mounted earlier, every API request would
- * first try each of them, the Swagger UI's nine routes included.
+ * Mounts handlers between the routes and Nest's 404 handler (NestApplication.init runs
+ * `onModuleInit` there, Nest 12.5.1): else every API request would first try each, Swagger's nine.
  */
 @Injectable()
 export class AfterRoutes implements OnModuleInit {

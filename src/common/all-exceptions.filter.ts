@@ -8,17 +8,6 @@ import type { IdentifiedRequest } from './answer-record';
 
 type RoutedRequest = IdentifiedRequest & { originalUrl?: string };
 
-function isUndecodablePath(url: string): boolean {
-  const path = url.split('?', 1)[0];
-  if (!path.includes('%')) return false;
-  try {
-    decodeURIComponent(path);
-    return false;
-  } catch {
-    return true;
-  }
-}
-
 /**
  * A path whose percent-encoding is malformed names nothing: a 404, not the 400 Nest makes of the
  * URIError Express's router raises for a path parameter (`/assets/%`).
@@ -26,8 +15,14 @@ function isUndecodablePath(url: string): boolean {
 function errorBodyFor(exception: unknown, request: RoutedRequest) {
   const body = toErrorBody(exception);
   const url = request.originalUrl ?? request.url ?? '/';
-  if (body.statusCode !== 400 || !isUndecodablePath(url)) return body;
-  return { expected: true, statusCode: 404, message: `Cannot ${request.method} ${url}` };
+  const path = url.split('?', 1)[0];
+  if (body.statusCode !== 400 || !path.includes('%')) return body;
+  try {
+    decodeURIComponent(path);
+    return body;
+  } catch {
+    return { expected: true, statusCode: 404, message: `Cannot ${request.method} ${url}` };
+  }
 }
 
 /** Unexpected errors are logged with their stack and the request id, never sent. */
@@ -47,10 +42,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (http.getResponse<ServerResponse>().writableEnded) return;
     const request = http.getRequest<RoutedRequest>();
     const { expected, statusCode, message } = errorBodyFor(exception, request);
-    if (!expected) {
-      const { id } = request;
-      this.logger.error({ reqId: id, ...loggedError(exception) });
-    }
+    if (!expected) this.logger.error({ reqId: request.id, ...loggedError(exception) });
     const { httpAdapter } = this.adapterHost;
     const response: unknown = http.getResponse();
     if (httpAdapter.isHeadersSent(response)) {

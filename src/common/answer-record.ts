@@ -82,15 +82,12 @@ const OUTGOING = new AnswerHeader(REQUEST_ID_HEADER);
 
 const SANE_REQUEST_ID = /^[\w.:+=/-]{1,128}$/;
 
-/** The caller's id when sane, so a proxy's or client's id follows the request through the logs. */
-export const requestIdFrom = (given: string | string[] | undefined): string =>
-  typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
-
 export type IdentifiedRequest = IncomingMessage & { id?: string };
 
-/** Before anything else handles the request. */
+/** Before anything else; the caller's id when sane, so a proxy's id follows it through the logs. */
 export function identifyRequest(request: IdentifiedRequest, response: ServerResponse): void {
-  request.id = requestIdFrom(request.headers[INCOMING]);
+  const given = request.headers[INCOMING];
+  request.id = typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
   // A UUID, or a caller's id that SANE_REQUEST_ID passed: nothing in it for setHeader to refuse.
   OUTGOING.setChecked(response, request.id);
 }

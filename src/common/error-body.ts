@@ -11,10 +11,7 @@ import {
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** The one error body of the API (docs/contract.md, "Errors"). */
-interface ErrorBody {
-  statusCode: number;
-  message: string;
-}
+type ErrorBody = { statusCode: number; message: string };
 
 /** The contract fixes these: a thrower's message not among them gives way to the first. */
 const FIXED_MESSAGES: Partial<Record<number, readonly string[]>> = {
@@ -55,34 +52,18 @@ function shortened(message: string): string {
 
 /** `expected` is false for failures whose detail belongs in the log (500s), never in the answer. */
 export function toErrorBody(exception: unknown): ErrorBody & { expected: boolean } {
-  if (exception instanceof HttpException) {
-    const statusCode = exception.getStatus();
-    return {
-      statusCode,
-      message: messageFor(statusCode, exception.message),
-      // A 503 or 504 thrown on purpose (a readiness check) says what it means; a 500 is a fault.
-      expected: statusCode !== 500,
-    };
+  const thrown = exception instanceof HttpException ? exception : undefined;
+  const statusCode = thrown?.getStatus() ?? clientErrorStatus(exception);
+  if (statusCode === undefined) {
+    return { statusCode: 500, message: INTERNAL_ERROR_MESSAGE, expected: false };
   }
-  const clientStatus = clientErrorStatus(exception);
-  if (clientStatus !== undefined) {
-    return {
-      statusCode: clientStatus,
-      message: messageFor(clientStatus, undefined),
-      expected: true,
-    };
-  }
-  return {
-    statusCode: HttpStatus.INTERNAL_SERVER_ERROR,
-    message: INTERNAL_ERROR_MESSAGE,
-    expected: false,
-  };
+  // A 503 or 504 thrown on purpose (a readiness check) says what it means; a 500 is a fault.
+  const expected = statusCode !== 500;
+  return { statusCode, message: messageFor(statusCode, thrown?.message), expected };
 }
 
 /** As every writer sends it and the OpenAPI document shows it. */
-export function errorBody(status: number, message?: string): ErrorBody {
-  const { statusCode, message: sent } = toErrorBody(
-    new HttpException(message ?? STATUS_CODES[status] ?? '', status),
-  );
-  return { statusCode, message: sent };
-}
+export const errorBody = (status: number, message?: string): ErrorBody => ({
+  statusCode: status,
+  message: messageFor(status, message ?? STATUS_CODES[status] ?? ''),
+});

@@ -19,10 +19,9 @@ export const bodyFor = <T>(method: string | undefined, body: T): T | undefined =
  * The client may still be sending a body the server will not read, unless the rest is declared and
  * small enough for Node to read and drop (`req._dump()`), keeping the connection.
  */
-export function responseCloses(request: IncomingMessage, bodyLimit: number): boolean {
-  if (request.complete || !hasBody(request)) return false;
-  return declaresOver(request, bodyLimit) || request.headers['transfer-encoding'] !== undefined;
-}
+export const responseCloses = (request: IncomingMessage, bodyLimit: number): boolean =>
+  !request.complete &&
+  (request.headers['transfer-encoding'] !== undefined || declaresOver(request, bodyLimit));
 
 /** A response, or the header lines of a response written on a socket. */
 interface HeaderTarget {
@@ -30,14 +29,8 @@ interface HeaderTarget {
   setHeader(name: string, value: number | string | readonly string[]): unknown;
 }
 
-/**
- * A string, not a Buffer: Node writes a head and a string body in one write, a Buffer body in a
- * second chunk (a writev), which costs the 429 path more than the body itself.
- */
-interface ErrorBodyText {
-  text: string;
-  byteLength: number;
-}
+/** A string: Node writes it in one write with the head, a Buffer in a second (costly on 429s). */
+type ErrorBodyText = { text: string; byteLength: number };
 
 interface ErrorResponseSettings {
   /** CORS (so a page can read the response) and the JSON security set. */
@@ -50,9 +43,8 @@ interface ErrorResponseSettings {
 const MAX_KEPT_BODIES = 64;
 
 /**
- * The one writer of error responses (docs/contract.md, "Errors"), one per application: Nest's
- * filter, the middlewares and the edge all send through it. A response sent while the body may
- * still arrive closes with a lingering close, so the client reads it rather than a reset.
+ * The one writer of error responses (docs/contract.md, "Errors"): Nest's filter, the middlewares,
+ * the edge. One sent while the body may still arrive closes lingering, so the client reads it.
  */
 export class ErrorResponses {
   /** The edge's hook: nothing pipelined after a response that closes is handled. */
@@ -78,12 +70,7 @@ export class ErrorResponses {
     response.end(bodyFor(response.req.method, body.text));
   }
 
-  setHeaders(
-    target: HeaderTarget,
-    headers: OutgoingHttpHeaders,
-    close: boolean,
-    bodyLength: number,
-  ): void {
+  setHeaders(target: HeaderTarget, headers: OutgoingHttpHeaders, close: boolean, length: number) {
     for (const [name, value] of this.settings.headers) {
       if (!target.hasHeader(name)) target.setHeader(name, value);
     }
@@ -92,7 +79,7 @@ export class ErrorResponses {
     }
     if (close) target.setHeader('Connection', 'close');
     target.setHeader('Content-Type', JSON_CONTENT_TYPE);
-    target.setHeader('Content-Length', bodyLength);
+    target.setHeader('Content-Length', length);
   }
 
   body(status: number, message?: string): ErrorBodyText {

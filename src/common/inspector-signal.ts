@@ -5,11 +5,10 @@
  */
 process.on('SIGUSR1', () => undefined);
 
+const IGNORED =
+  'SIGUSR1 received: ignored (it would open the inspector; start node with --disable-sigusr1)';
+
 /** Says so on each SIGUSR1 from now on, once the application's logger is up. */
 export function reportInspectorSignal(to: (message: string) => void): void {
-  process.on('SIGUSR1', () =>
-    to(
-      'SIGUSR1 received: ignored (it would open the inspector; start node with --disable-sigusr1)',
-    ),
-  );
+  process.on('SIGUSR1', () => to(IGNORED));
 }

@@ -5,7 +5,7 @@ import {
   Injectable,
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
-import type { Request } from 'express';
+import type { NextFunction, Request } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { declaresOver, type ErrorResponses, hasBody } from './error-responses';
 import { CONTENT_CODINGS, UNSUPPORTED_CONTENT_ENCODING_MESSAGE } from './error-messages';
@@ -19,7 +19,10 @@ export const BODY_LIMIT_BYTES = 8 * 1024;
 const OTHER_CHARSET = /;\s*charset\s*=\s*(?!"?utf-8"?\s*(?:;|$))/i;
 const CONTINUE = /(?:^|,)\s*100-continue\s*(?:$|,)/i;
 
-/** Only such bodies are read; others get their 415 from the route's guard, counted as routed. */
+/**
+ * Only such bodies are read; others get their 415 from the route's guard, counted as routed. Asked
+ * twice per request (the body reader, the guard): recomputed, as cheap as a memo.
+ */
 export function isJsonContentType(header: string | undefined): boolean {
   if (header === undefined) return false;
   if (header === 'application/json') return true; // what nearly every client sends
@@ -28,35 +31,28 @@ export function isJsonContentType(header: string | undefined): boolean {
   return mediaType.trim().toLowerCase() === 'application/json' && !OTHER_CHARSET.test(header);
 }
 
-/** Asked at most twice per request (the body reader, the guard): recomputed, as cheap as a memo. */
-const isJsonRequest = (request: IncomingMessage): boolean =>
-  isJsonContentType(request.headers['content-type']);
-
 /** A route guard, so a 415 comes after the daily limit (counted) and before validation. */
 @Injectable()
 export class JsonContentTypeGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    const request = context.switchToHttp().getRequest<Request>();
-    if (!isJsonRequest(request)) {
-      throw new UnsupportedMediaTypeException();
-    }
+    const { headers } = context.switchToHttp().getRequest<Request>();
+    if (!isJsonContentType(headers['content-type'])) throw new UnsupportedMediaTypeException();
     return true;
   }
 }
 
-type Next = (error?: unknown) => void;
+type JsonRequest = IncomingMessage & { body?: unknown };
 
 /**
- * The one place the body's size is judged (docs/contract.md): a chunked body gets its 413 as soon
- * as it passes `limit`, not when the client is done. `100 Continue` is sent only here, so a refusal
- * made on the headers (413, an early 429) reaches a client that waits for it.
+ * The one judge of a body's size (docs/contract.md): a chunked body's 413 comes once past the
+ * limit. Only this sends `100 Continue`: a client awaiting it gets a header refusal (413, 429) too.
  */
 export function readJsonBody(errors: ErrorResponses) {
   const limit = errors.settings.bodyLimit;
-  return (request: IncomingMessage & { body?: unknown }, response: ServerResponse, next: Next) => {
+  return (request: JsonRequest, response: ServerResponse, next: NextFunction) => {
     if (!hasBody(request)) return next();
     if (declaresOver(request, limit)) return errors.send(response, 413);
-    if (!isJsonRequest(request)) return next();
+    if (!isJsonContentType(request.headers['content-type'])) return next();
     const decoder = decoderFor(request.headers['content-encoding']);
     if (decoder === undefined) {
       return errors.send(response, 415, UNSUPPORTED_CONTENT_ENCODING_MESSAGE);
@@ -69,10 +65,10 @@ export function readJsonBody(errors: ErrorResponses) {
 
 function readUpTo(
   errors: ErrorResponses,
-  request: IncomingMessage & { body?: unknown },
+  request: JsonRequest,
   decoder: Transform | null,
   response: ServerResponse,
-  next: Next,
+  next: NextFunction,
 ): void {
   const limit = errors.settings.bodyLimit;
   const source: Readable = decoder === null ? request : request.pipe(decoder);
@@ -89,16 +85,18 @@ function readUpTo(
   };
   const onData = (chunk: Buffer) => {
     size += chunk.length;
-    if (size <= limit) {
-      chunks.push(chunk);
-      return;
+    if (size <= limit) chunks.push(chunk);
+    else {
+      stop();
+      errors.send(response, 413);
     }
-    stop();
-    errors.send(response, 413);
   };
   const onEnd = () => {
     stop();
-    deliver(request, Buffer.concat(chunks, size), next);
+    const body = parseJsonObject(Buffer.concat(chunks, size));
+    if (body === undefined) return next(new BadRequestException());
+    request.body = body;
+    next();
   };
   source.on('data', onData);
   source.on('end', onEnd);
@@ -111,13 +109,6 @@ function readUpTo(
     stop();
     next(new BadRequestException());
   });
-}
-
-function deliver(request: IncomingMessage & { body?: unknown }, bytes: Buffer, next: Next): void {
-  const body = parseJsonObject(bytes);
-  if (body === undefined) return next(new BadRequestException());
-  request.body = body;
-  next();
 }
 
 type Coding = (typeof CONTENT_CODINGS)[number] | 'x-gzip';
@@ -144,7 +135,8 @@ function decoderFor(header: string | undefined): Transform | null | undefined {
 function parseJsonObject(bytes: Buffer): unknown {
   let text = bytes.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const first = firstNonSpace(text);
+  // A JSON body nearly always starts with its value: no search.
+  const first = text[0] === '{' || text[0] === '[' ? text[0] : /\S/.exec(text)?.[0];
   if (first === undefined) return {};
   if (first !== '{' && first !== '[') return undefined;
   try {
@@ -152,11 +144,4 @@ function parseJsonObject(bytes: Buffer): unknown {
   } catch {
     return undefined;
   }
-}
-
-function firstNonSpace(text: string): string | undefined {
-  const first = text[0];
-  // A JSON body nearly always starts with its value: no search.
-  if (first === '{' || first === '[') return first;
-  return /\S/.exec(text)?.[0];
 }

@@ -28,12 +28,7 @@ export interface ListenSettings {
   portVariable: string;
 }
 
-interface ListenFailure {
-  syscall?: string;
-  code?: string;
-  address?: string;
-  port?: number;
-}
+type ListenFailure = { syscall?: string; code?: string; address?: string; port?: number };
 
 const hostAndPort = (host: string, port: number | undefined): string =>
   `${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -48,10 +43,7 @@ function hostReason({ syscall, code = '' }: ListenFailure, host: string): string
   return reason;
 }
 
-/**
- * A ListenError naming the setting to change, when the operator fixes the failure there; any other
- * error is returned as it is, for its stack.
- */
+/** A ListenError naming the setting to change; any other error is returned as is, for its stack. */
 export function explainListenError(error: unknown, settings: ListenSettings): unknown {
   const failure = (error ?? {}) as ListenFailure;
   const portReason = failure.syscall === 'listen' ? PORT_REASONS[failure.code ?? ''] : undefined;

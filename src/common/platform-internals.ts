@@ -7,19 +7,14 @@ import {
 import type { Socket } from 'node:net';
 
 /**
- * Every private or undocumented Node and Express property the service uses, each for lack of a
- * public API. Checked on Node 26.10.0 (lib/_http_server.js, lib/_http_outgoing.js, lib/net.js) and
- * Express 5.3.0; the platform-internals specs check each one and name any that moved.
+ * Every private or undocumented Node (lib/_http_server.js, _http_outgoing.js, net.js) and Express
+ * property used, for lack of a public API; the platform-internals specs check each one.
  */
 export const CHECKED_ON = { node: '26.10.0', express: '5.3.0' } as const;
 
-type Internal = Socket & {
-  _httpMessage?: ServerResponse | null;
-};
-
 /** Private `socket._httpMessage`: no public API maps a socket to the response being written. */
 export const responseOn = (socket: Socket): ServerResponse | undefined =>
-  (socket as Internal)._httpMessage ?? undefined;
+  (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
 
 /** Undocumented `destroySoon()`: Node calls it after a `Connection: close` answer; no event. */
 export function onDestroySoon(socket: Socket, then: () => void): void {
@@ -38,18 +33,14 @@ export function beforeHead(response: ServerResponse, then: () => void): void {
   };
 }
 
-type ParsedSocket = Socket & { parser?: { onIncoming?: unknown } | null };
-
-const REFUSE_REQUEST = (): number => -1;
-
 /**
  * Private `socket.parser.onIncoming`: Node parses a whole read (up to 64 KiB, ~1,600 pipelined
  * requests) in one call, and only its returning -1 stops llhttp at the next request's headers
  * (clientError HPE_CB_HEADERS_COMPLETE, rest dropped). Pooled parsers get a new one per socket.
  */
 export function parseNoFurtherRequests(socket: Socket): void {
-  const parser = (socket as ParsedSocket).parser;
-  if (parser) parser.onIncoming = REFUSE_REQUEST;
+  const parser = (socket as Socket & { parser?: { onIncoming?: unknown } | null }).parser;
+  if (parser) parser.onIncoming = (): number => -1;
 }
 
 /** Node's parser listens to the socket's 'data' and 'end' (undocumented); no API detaches it. */
@@ -90,19 +81,13 @@ export class AnswerHeader {
   }
 }
 
-interface FixedAnswerHeader {
-  readonly header: AnswerHeader;
-  readonly value: string;
-}
+type FixedAnswerHeader = { readonly header: AnswerHeader; readonly value: string };
 
 export const fixedHeaders = (
   pairs: ReadonlyArray<readonly [string, string]>,
 ): FixedAnswerHeader[] => pairs.map(([name, value]) => new AnswerHeader(name).withValue(value));
 
-export function setFixedHeaders(
-  response: ServerResponse,
-  headers: readonly FixedAnswerHeader[],
-): void {
+export function setFixedHeaders(response: ServerResponse, headers: readonly FixedAnswerHeader[]) {
   for (const { header, value } of headers) header.setChecked(response, value);
 }
 
@@ -120,25 +105,21 @@ function headerStore(response: ServerResponse): HeaderStore | undefined {
 /** Hop 0 is the direct peer. */
 export type TrustProxy = (address: string, hop: number) => boolean;
 
+export type ExpressSettings = { get(setting: string): unknown };
+
 /** Undocumented `'trust proxy fn'`: no public API gives Express's compiled `trust proxy`. */
-function compiledTrust(
-  express: { get(setting: string): unknown } | undefined,
-): TrustProxy | undefined {
-  const test = express?.get('trust proxy fn');
+export function trustProxyTestOf(request: { app?: ExpressSettings }): TrustProxy | undefined {
+  const test = request.app?.get('trust proxy fn');
   return typeof test === 'function' ? (test as TrustProxy) : undefined;
 }
 
-export function trustProxyTest(express: { get(setting: string): unknown }): TrustProxy {
-  const test = compiledTrust(express);
+export function trustProxyTest(express: ExpressSettings): TrustProxy {
+  const test = trustProxyTestOf({ app: express });
   if (test === undefined) {
     throw new Error(`Express has no 'trust proxy fn' (checked on Express ${CHECKED_ON.express})`);
   }
   return test;
 }
-
-export const trustProxyTestOf = (request: {
-  app?: { get(setting: string): unknown };
-}): TrustProxy | undefined => compiledTrust(request.app);
 
 /** Undocumented `methods._all`, set by `route.all()`: no public API tells such a route apart. */
 export const takesEveryMethod = (methods: Partial<Record<string, boolean>>): boolean =>

@@ -27,7 +27,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const hasSkippedKey = (value: Record<string, unknown>): boolean =>
-  SKIPPED_KEYS.some((key) => Object.prototype.hasOwnProperty.call(value, key));
+  SKIPPED_KEYS.some((key) => Object.hasOwn(value, key));
 
 function nestsDeeperThan(value: unknown, levels: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
@@ -57,9 +57,7 @@ export class StrictValidationPipe extends ValidationPipe {
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && this.toValidate(metadata)) {
-      if (!isPlainObject(value) || hasSkippedKey(value)) {
-        throw new BadRequestException();
-      }
+      if (!isPlainObject(value) || hasSkippedKey(value)) throw new BadRequestException();
       const { metatype } = metadata;
       const precheck = metatype && (Reflect.getOwnMetadata(PRECHECK, metatype) as Precheck);
       if (precheck && precheck(value)) return value;

@@ -3,7 +3,7 @@ import { createServer, IncomingMessage, request, ServerResponse } from 'node:htt
 import { connect, type Socket } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { Connection, connectionHolds, connectionOf, type EdgeContext } from './connection';
+import { Connection, type Edge } from './connection';
 import { installEdge } from './edge';
 import { listenOnLoopback } from '../testing/http';
 import { ErrorResponses } from '../common/error-responses';
@@ -24,7 +24,7 @@ const LIMITS = {
  * that never sent anything is closed, and at SHUTDOWN_TIMEOUT_MS the exit is 1 only if a request
  * was being handled. Checked on a real server's sockets, in this process.
  */
-describe('connectionHolds and the requests waiting', () => {
+describe('Connection.holds and the requests waiting', () => {
   const handled: Array<{ request: IncomingMessage; response: ServerResponse }> = [];
   const server = createServer((req, response) => handled.push({ request: req, response }));
   const edge = installEdge(
@@ -40,7 +40,7 @@ describe('connectionHolds and the requests waiting', () => {
   );
   let port: number;
   const holds = () =>
-    [...edge.connections].map((socket) => [connectionHolds(socket), connectionOf(socket)?.waiting]);
+    [...edge.connections].map((connection) => [connection.holds(), connection.waiting]);
 
   beforeAll(async () => {
     port = await listenOnLoopback(server);
@@ -73,14 +73,11 @@ describe('connectionHolds and the requests waiting', () => {
     await once(partial, 'connect');
     partial.write('GET / HTTP/1.1\r\nHo');
     const of = (client: Socket) =>
-      [...edge.connections].find((socket) => socket.remotePort === client.localPort);
+      [...edge.connections].find((connection) => connection.socket.remotePort === client.localPort);
     // The server has read the bytes once its side of the connection counts them.
-    while ((of(partial)?.bytesRead ?? 0) === 0)
+    while ((of(partial)?.socket.bytesRead ?? 0) === 0)
       await new Promise((resolve) => setImmediate(resolve));
-    expect([connectionHolds(of(silent)!), connectionHolds(of(partial)!)]).toEqual([
-      'nothing',
-      'headers',
-    ]);
+    expect([of(silent)!.holds(), of(partial)!.holds()]).toEqual(['nothing', 'headers']);
     silent.destroy();
     partial.destroy();
   });
@@ -108,7 +105,10 @@ describe('Connection.answered', () => {
   }
 
   it('keeps no request answered whole, and the last one whose body still arrives', async () => {
-    const connection = new Connection({ bytesRead: 0 } as Socket, {} as EdgeContext);
+    const connection = new Connection(
+      { bytesRead: 0 } as Socket,
+      { bySocket: new WeakMap() } as Edge,
+    );
     expect(await outlivesItsAnswer(connection, true)).toBe(false);
     expect(connection.answeredStillArriving()).toBe(false);
     expect(await outlivesItsAnswer(connection, false)).toBe(true);

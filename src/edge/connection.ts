@@ -1,33 +1,33 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { clientKey } from '../common/client-key';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { AnswerObserver } from '../common/answer-record';
+import { clientKey } from '../common/client-key';
 import { type ErrorResponses, responseCloses } from '../common/error-responses';
 import {
   beforeHead,
   detachParser,
-  onDestroySoon,
   parseNoFurtherRequests,
   type TrustProxy,
 } from '../common/platform-internals';
+import type { ConnectionLimits } from './edge';
 
-export interface EdgeContext {
-  observers: AnswerObserver[];
-  lingering: LingeringBounds;
+/** One server behind the edge: what its connections share, and what the shutdown sweeps. */
+export interface Edge {
+  readonly server: Server;
+  readonly observers: AnswerObserver[];
+  readonly lingering: LingeringBounds;
   /** The error writer; its body limit bounds what a refusal reads of a body still arriving. */
-  errors: ErrorResponses;
-  /** For the shutdown's sweep. */
-  connections: Set<Socket>;
-  cap: ConnectionCap;
+  readonly errors: ErrorResponses;
+  readonly cap: ConnectionCap;
+  /** Each socket's Connection, not on Node's object; still found as its answers close after it. */
+  readonly bySocket: WeakMap<Socket, Connection>;
+  /** The admitted connections still open, for the shutdown's sweep. */
+  readonly connections: Set<Connection>;
+  /** `Connection: close` answers: during the drain delay and once the listener is closed. */
+  closeAnswers: boolean;
 }
 
-const connections = new WeakMap<Socket, Connection>();
-
-const dropChunk = (): void => undefined;
-
-export const connectionOf = (socket: Socket): Connection | undefined => connections.get(socket);
-
-/** What the edge knows of one connection, kept beside its socket (a WeakMap), not on Node's. */
+/** What the edge knows of one connection. */
 export class Connection {
   private readonly requests: IncomingMessage[] = [];
   private readonly responses: ServerResponse[] = [];
@@ -37,6 +37,8 @@ export class Connection {
   /** Closing because of an answer (markClosing), not the pipelining depth (stopAdmitting). */
   answerCloses = false;
   lingering = false;
+  /** Requests deferred behind one whose chunked body was still arriving (handleOnceRead). */
+  deferred = 0;
   /** The last request answered, while its body still arrives (answered early). */
   private answeredArriving?: IncomingMessage;
   private readAtAnswer = 0;
@@ -46,9 +48,9 @@ export class Connection {
 
   constructor(
     readonly socket: Socket,
-    readonly context: EdgeContext,
+    readonly edge: Edge,
   ) {
-    connections.set(socket, this);
+    edge.bySocket.set(socket, this);
   }
 
   get waiting(): number {
@@ -61,21 +63,10 @@ export class Connection {
     this.arrivals.push(now);
   }
 
-  eachWaiting(each: (request: IncomingMessage, response: ServerResponse) => void): void {
-    for (let i = 0; i < this.requests.length; i += 1) each(this.requests[i], this.responses[i]);
-  }
-
-  isLatest(request: IncomingMessage): boolean {
-    return this.requests[this.requests.length - 1] === request;
-  }
-
   arrivedAt(request: IncomingMessage): number {
     const index = this.requests.indexOf(request);
     return index === -1 ? NaN : this.arrivals[index];
   }
-
-  /** Requests deferred behind one whose chunked body was still arriving (handleOnceRead). */
-  deferred = 0;
 
   answered(request: IncomingMessage): void {
     this.forget(request);
@@ -83,11 +74,10 @@ export class Connection {
     // A whole request (and its answer, through Express's req.res) must not outlive its answer, or
     // each one survives the young generation's collections.
     this.answeredArriving = request.complete ? undefined : request;
-    const then = this.requests.length === 0 ? this.whenAnswered : undefined;
-    if (then !== undefined) {
-      this.whenAnswered = undefined;
-      then();
-    }
+    const then = this.whenAnswered;
+    if (this.requests.length > 0 || then === undefined) return;
+    this.whenAnswered = undefined;
+    then();
   }
 
   /** Admitted, but behind an answer that closes the connection by its turn: dropped unhandled. */
@@ -100,11 +90,10 @@ export class Connection {
 
   private forget(request: IncomingMessage): void {
     const index = this.requests.indexOf(request);
-    if (index !== -1) {
-      this.requests.splice(index, 1);
-      this.responses.splice(index, 1);
-      this.arrivals.splice(index, 1);
-    }
+    if (index === -1) return;
+    this.requests.splice(index, 1);
+    this.responses.splice(index, 1);
+    this.arrivals.splice(index, 1);
   }
 
   /** Stops reading meanwhile: what comes after is not for the application. */
@@ -133,12 +122,12 @@ export class Connection {
   /** A paused socket stays paused: past the pipelining depth it waits, unread, for its answers. */
   stopParsing(): void {
     detachParser(this.socket);
-    this.socket.on('data', dropChunk);
+    this.socket.on('data', () => undefined);
   }
 
   /** Closing, and no admitted request still needs its body (one admitted at shutdown may). */
   nothingMoreToParse(): boolean {
-    return this.closing && this.requests[this.requests.length - 1]?.complete !== false;
+    return this.closing && this.requests.at(-1)?.complete !== false;
   }
 
   holds(): 'nothing' | 'headers' | 'arriving' | 'handled' {
@@ -150,8 +139,7 @@ export class Connection {
   }
 
   refuseOverCap(ms: number, onSilent: () => void): void {
-    this.overCapTimer = setTimeout(onSilent, ms);
-    this.overCapTimer.unref();
+    this.overCapTimer = setTimeout(onSilent, ms).unref();
   }
 
   /** Also stops the over-cap timer: a request came. */
@@ -163,21 +151,74 @@ export class Connection {
 
   closed(): void {
     clearTimeout(this.overCapTimer);
-    if (this.capPlace !== undefined) this.context.cap.release(this.capPlace);
-    this.context.connections.delete(this.socket);
+    if (this.capPlace !== undefined) this.edge.cap.release(this.capPlace);
+    this.edge.connections.delete(this);
+  }
+
+  /**
+   * As nginx's: closing while the client still sends makes the kernel reset, which can destroy the
+   * unread answer (curl's exit 55). It half-closes and drops what arrives until its end or a bound.
+   */
+  lingeringClose(): void {
+    const { socket } = this;
+    const bounds = this.edge.lingering;
+    if (this.lingering || socket.destroyed) return;
+    this.lingering = true;
+    detachParser(socket);
+    // Reading stops past `bytes`: a client that keeps sending (an endless body, a flood) then stalls
+    // on full kernel buffers, rather than make the server read all it can in LINGERING_TIME_MS.
+    let left = bounds.bytes;
+    const drop = (chunk: Buffer): void => {
+      left -= chunk.length;
+      if (left >= 0) return;
+      socket.off('data', drop);
+      socket.pause();
+    };
+    socket.on('data', drop);
+    socket.once('end', () => socket.destroy());
+    socket.setTimeout(bounds.timeoutMs, () => socket.destroy());
+    const deadline = setTimeout(() => socket.destroy(), bounds.timeMs).unref();
+    socket.once('close', () => clearTimeout(deadline));
+    socket.end();
+    socket.resume();
+  }
+
+  /**
+   * True, and any answer (a 2xx too) closes, if the body still arriving is past the limit when its
+   * head goes out: else Node reads and drops the rest, however long (an endless chunked body).
+   */
+  closeIfBodyStillArriving(request: IncomingMessage, response: ServerResponse): boolean {
+    const limit = this.edge.errors.settings.bodyLimit;
+    if (!responseCloses(request, limit)) return false;
+    this.closeAtHead(response, () => responseCloses(request, limit));
+    return true;
+  }
+
+  /**
+   * Judged as the head is written, and only for the last request pipelined: an answer written after
+   * the drain delay keeps its connection, so its client does not reconnect as the listener closes.
+   */
+  closeIfShutdownStillSays(request: IncomingMessage, response: ServerResponse): void {
+    this.closeAtHead(response, () => this.edge.closeAnswers && this.requests.at(-1) === request);
+  }
+
+  closeWaitingAnswers(): void {
+    for (let i = 0; i < this.requests.length; i += 1) {
+      this.closeIfShutdownStillSays(this.requests[i], this.responses[i]);
+    }
+  }
+
+  private closeAtHead(response: ServerResponse, stillCloses: () => boolean): void {
+    beforeHead(response, () => {
+      if (response.headersSent || !stillCloses()) return;
+      response.setHeader('Connection', 'close');
+      this.markClosing();
+    });
   }
 }
 
-interface ClientCount {
-  served: number;
-  refused: number;
-}
-
-interface CapPlace {
-  client: string;
-  count: ClientCount;
-  served: boolean;
-}
+type ClientCount = { served: number; refused: number };
+type CapPlace = { client: string; count: ClientCount; served: boolean };
 
 /**
  * Each client's open connections: refusals past the cap get a 503 (not counted against the daily
@@ -188,10 +229,7 @@ export class ConnectionCap {
   private readonly open = new Map<string, ClientCount>();
 
   constructor(
-    private readonly limits: {
-      maxConnectionsPerClient: number;
-      connectionRefusalsPerClient: number;
-    },
+    private readonly limits: ConnectionLimits,
     private readonly trustProxy: TrustProxy,
   ) {}
 
@@ -220,11 +258,6 @@ export class ConnectionCap {
   }
 }
 
-export const connectionHolds = (socket: Socket): ReturnType<Connection['holds']> =>
-  connectionOf(socket)?.holds() ?? 'nothing';
-
-export const markClosing = (socket: Socket): void => connectionOf(socket)?.markClosing();
-
 /** How long a lingering close reads (docs/operations.md, "Robustness"). */
 export interface LingeringBounds {
   /** LINGERING_TIME_MS: at most this long in all. */
@@ -233,96 +266,4 @@ export interface LingeringBounds {
   timeoutMs: number;
   /** The body limit: at most this much more is read and dropped, then reading stops. */
   bytes: number;
-}
-
-/**
- * Stops reading past `bytes`: a client that keeps sending (an endless body, a flood) then stalls on
- * full kernel buffers, rather than make the server read all it can send in LINGERING_TIME_MS.
- */
-function dropUpTo(socket: Socket, bytes: number): (chunk: Buffer) => void {
-  let left = bytes;
-  const drop = (chunk: Buffer): void => {
-    left -= chunk.length;
-    if (left >= 0) return;
-    socket.off('data', drop);
-    socket.pause();
-  };
-  return drop;
-}
-
-export const isLingering = (socket: Socket): boolean => connectionOf(socket)?.lingering === true;
-
-/**
- * Closes after the answer as nginx's lingering close does: closing while the client still sends
- * makes the kernel reset, which can destroy the unread answer (ECONNRESET, curl's exit 55). So it
- * half-closes and drops, unparsed, what still arrives until the client closes or a bound passes.
- */
-export function lingeringClose(socket: Socket, bounds: LingeringBounds): void {
-  const connection = connectionOf(socket);
-  if (connection?.lingering || socket.destroyed) return;
-  if (connection !== undefined) connection.lingering = true;
-  detachParser(socket);
-  socket.on('data', dropUpTo(socket, bounds.bytes));
-  socket.once('end', () => socket.destroy());
-  socket.setTimeout(bounds.timeoutMs, () => socket.destroy());
-  const deadline = setTimeout(() => socket.destroy(), bounds.timeMs).unref();
-  socket.once('close', () => clearTimeout(deadline));
-  socket.end();
-  socket.resume();
-}
-
-/** Makes every `Connection: close` answer on `socket` end with a lingering close. */
-export function lingerOnClose(socket: Socket, bounds: LingeringBounds): void {
-  onDestroySoon(socket, () => lingeringClose(socket, bounds));
-}
-
-/**
- * Makes any answer, a 2xx too, close its connection if the body is still arriving past the limit
- * as its head goes out (responseCloses): else Node reads and drops the rest to keep the connection,
- * however long (an endless chunked body: gigabytes). Says whether the body is still arriving so.
- */
-export function closeIfBodyStillArriving(
-  request: IncomingMessage,
-  response: ServerResponse,
-  bodyLimit: number,
-): boolean {
-  if (!responseCloses(request, bodyLimit)) return false;
-  beforeHead(response, () => {
-    if (response.headersSent || !responseCloses(request, bodyLimit)) return;
-    response.setHeader('Connection', 'close');
-    markClosing(request.socket);
-  });
-  return true;
-}
-
-/** From now on the shutdown's answers close their connections, those already waiting too. */
-export function closeAnswersFromNow(edge: {
-  closeAnswers: boolean;
-  readonly connections: ReadonlySet<Socket>;
-}): void {
-  edge.closeAnswers = true;
-  for (const socket of edge.connections) {
-    const connection = connectionOf(socket);
-    connection?.eachWaiting((request, response) =>
-      closeIfShutdownStillSays(edge, connection, request, response),
-    );
-  }
-}
-
-/**
- * Judged when the head is written, not at arrival, and only for the last request pipelined: an
- * answer written after the drain delay keeps its connection, so its client does not reconnect just
- * as the listener closes.
- */
-export function closeIfShutdownStillSays(
-  edge: { readonly closeAnswers: boolean },
-  connection: Connection,
-  request: IncomingMessage,
-  response: ServerResponse,
-): void {
-  beforeHead(response, () => {
-    if (response.headersSent || !edge.closeAnswers || !connection.isLatest(request)) return;
-    response.setHeader('Connection', 'close');
-    connection.markClosing();
-  });
 }

@@ -3,13 +3,7 @@ import type { Server } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { acceptQueued } from './accept-queue';
-import {
-  closeAnswersFromNow,
-  connectionHolds,
-  isLingering,
-  type LingeringBounds,
-  lingeringClose,
-} from './connection';
+import type { Edge } from './connection';
 import { errorText } from '../common/error-text';
 import { answerOnSocket } from './socket-answers';
 
@@ -26,15 +20,6 @@ const SWEEP_EVERY_MS = 100;
 /** How long a connection holding no whole request must be silent before a 408 or a close. */
 const QUIET_CLIENT_MS = 500;
 
-/** Readiness is not decided here but by ShutdownState, set once through ShutdownHooks.onSignal. */
-export interface Edge {
-  readonly server: Server;
-  readonly connections: Set<Socket>;
-  readonly lingering: LingeringBounds;
-  /** `Connection: close` answers: during the drain delay and once the listener is closed. */
-  closeAnswers: boolean;
-}
-
 export interface ShutdownBounds {
   /** SHUTDOWN_TIMEOUT_MS, from the drain delay's end: the accept queue, then the requests. */
   timeoutMs: number;
@@ -43,6 +28,7 @@ export interface ShutdownBounds {
 }
 
 export interface ShutdownHooks {
+  /** Readiness is not decided here but by ShutdownState, which this sets. */
   onSignal: () => void;
   /** Once every connection has ended. */
   close: () => Promise<void>;
@@ -60,8 +46,9 @@ function stopListening(edge: Edge): Promise<void> {
   const quietSince = new Map<Socket, { bytes: number; since: number }>();
   const sweep = setInterval(() => {
     const now = Date.now();
-    for (const socket of edge.connections) {
-      if (isLingering(socket)) continue;
+    for (const connection of edge.connections) {
+      const { socket } = connection;
+      if (connection.lingering) continue;
       const seen = quietSince.get(socket);
       if (seen === undefined || seen.bytes !== socket.bytesRead) {
         quietSince.set(socket, { bytes: socket.bytesRead, since: now });
@@ -69,53 +56,40 @@ function stopListening(edge: Edge): Promise<void> {
       }
       // Under load a request can wait in the kernel a while before the server reads it.
       if (now - seen.since < QUIET_CLIENT_MS) continue;
-      const holds = connectionHolds(socket);
-      if (holds === 'headers') answerOnSocket(socket, 408);
-      else if (holds === 'nothing' && socket.bytesRead === 0) {
-        lingeringClose(socket, edge.lingering);
-      }
+      const holds = connection.holds();
+      if (holds === 'headers') answerOnSocket(connection, 408);
+      else if (holds === 'nothing' && socket.bytesRead === 0) connection.lingeringClose();
     }
     for (const socket of quietSince.keys()) if (socket.destroyed) quietSince.delete(socket);
   }, SWEEP_EVERY_MS).unref();
   return closed.finally(() => clearInterval(sweep));
 }
 
-/** The first exit wins: a shutdown ending while a forced exit waits for the log keeps its code. */
-function exitOnce(flushed: () => Promise<void>): (code: number) => void {
-  let exiting = false;
-  return (code) => {
-    if (exiting) return;
-    exiting = true;
-    void flushed().finally(() => process.exit(code));
-  };
+/** From now on the shutdown's answers close their connections, those already waiting too. */
+function closeAnswersFromNow(edge: Edge): void {
+  edge.closeAnswers = true;
+  for (const connection of edge.connections) connection.closeWaitingAnswers();
 }
 
 /**
  * Drains, then closes the listener and the application without resetting a connection. Not Nest's
- * `enableShutdownHooks()`: it runs `onModuleDestroy` before the HTTP server stops, and re-raises
- * the signal (exit code 143).
+ * `enableShutdownHooks()`: it runs onModuleDestroy before the server stops, re-raising the signal.
  */
-export function enableGracefulShutdown(
-  edge: Edge,
-  bounds: ShutdownBounds,
-  hooks: ShutdownHooks,
-): void {
+export function enableGracefulShutdown(edge: Edge, bounds: ShutdownBounds, hooks: ShutdownHooks) {
   const shutdown = new Shutdown(edge, bounds, hooks);
   for (const signal of SIGNALS) process.on(signal, (received) => shutdown.start(received));
 }
 
 class Shutdown {
   private readonly logger = new Logger('Shutdown');
-  private readonly exit: (code: number) => void;
   private started = false;
+  private exiting = false;
 
   constructor(
     private readonly edge: Edge,
     private readonly bounds: ShutdownBounds,
     private readonly hooks: ShutdownHooks,
-  ) {
-    this.exit = exitOnce(hooks.flushed);
-  }
+  ) {}
 
   start(signal: NodeJS.Signals): void {
     if (this.started) return;
@@ -152,13 +126,13 @@ class Shutdown {
   /** Exit 1 only if a request is still being handled: idle or arriving ones are just closed. */
   private closeLeftovers(signal: NodeJS.Signals): void {
     const open = [...this.edge.connections];
-    if (open.some((socket) => connectionHolds(socket) === 'handled')) {
+    if (open.some((connection) => connection.holds() === 'handled')) {
       this.logger.error(`Still busy ${this.bounds.timeoutMs} ms after ${signal}: exiting anyway`);
       this.exit(1);
       return;
     }
     this.logger.warn(`Closing ${open.length} connection(s) that never sent a whole request`);
-    for (const socket of open) socket.destroy();
+    for (const connection of open) connection.socket.destroy();
   }
 
   /** The application's own shutdown hooks get SHUTDOWN_TIMEOUT_MS too. */
@@ -171,5 +145,12 @@ class Shutdown {
     await this.hooks.close();
     this.logger.log('Closed');
     this.exit(0);
+  }
+
+  /** The first exit wins: a forced exit still waiting for the log keeps its code. */
+  private exit(code: number): void {
+    if (this.exiting) return;
+    this.exiting = true;
+    void this.hooks.flushed().finally(() => process.exit(code));
   }
 }

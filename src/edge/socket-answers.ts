@@ -1,14 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { METHODS, type OutgoingHttpHeaders, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import {
-  answerRecord,
-  originForm,
-  pathOf,
-  REQUEST_ID_HEADER,
-  requestIdFrom,
-} from '../common/answer-record';
+import type { Duplex } from 'node:stream';
+import { answerRecord, originForm, pathOf, REQUEST_ID_HEADER } from '../common/answer-record';
 import { bodyFor } from '../common/error-responses';
-import { type Connection, connectionOf, lingeringClose } from './connection';
+import type { Connection, Edge } from './connection';
 import { responseOn } from '../common/platform-internals';
 
 interface SocketAnswer {
@@ -21,12 +17,12 @@ interface SocketAnswer {
   headers?: OutgoingHttpHeaders;
 }
 
-const TARGET_AND_VERSION = /^[^ ]* HTTP\/\d\.\d$/;
+/** The method, and the target when a version ends the line. */
+const REQUEST_LINE = /^([^ ]*)(?: ([^ ]*) HTTP\/\d\.\d$)?/;
 
 /**
- * The refused request's line: the read may hold pipelined requests or start inside the headers, so
- * only a real request line gives a target, and only a method Node knows is kept (a metric label
- * must not take whatever a client sends); else `-`, so that no header's text is logged.
+ * The refused request's line, if the read (pipelined requests, or from inside the headers) has one;
+ * only a method Node knows can label a metric. Else `-`, so that no header's text is logged.
  */
 function requestLineOf(answer: SocketAnswer): { method: string; url: string } {
   const { packet } = answer;
@@ -36,10 +32,7 @@ function requestLineOf(answer: SocketAnswer): { method: string; url: string } {
   const start = blank === -1 ? 0 : blank + 4;
   const lineEnd = packet.indexOf('\r\n', start);
   const line = packet.subarray(start, lineEnd === -1 ? packet.length : lineEnd).toString('latin1');
-  const space = line.indexOf(' ');
-  const method = line.slice(0, space >>> 0);
-  const rest = space === -1 ? '' : line.slice(space + 1);
-  const target = TARGET_AND_VERSION.test(rest) ? rest.slice(0, rest.lastIndexOf(' ')) : '-';
+  const [, method, target = '-'] = REQUEST_LINE.exec(line)!;
   const url = pathOf(originForm(target)).slice(0, 256);
   return { method: METHODS.includes(method) ? method : '-', url };
 }
@@ -48,44 +41,38 @@ function requestLineOf(answer: SocketAnswer): { method: string; url: string } {
  * An error answer where no response object exists (Node's parser refused, a header timeout, a
  * silent connection over the cap): written as ErrorResponses.send would, then logged and counted.
  */
-export function answerOnSocket(socket: Socket, status: number, answer: SocketAnswer = {}): void {
-  const connection = connectionOf(socket);
+export function answerOnSocket(connection: Connection, status: number, answer: SocketAnswer = {}) {
+  const { socket } = connection;
   // Already closing after an answer: its own bounds end it.
-  if (connection?.lingering) return;
+  if (connection.lingering) return;
   const inFlight = responseOn(socket);
   if (inFlight && !inFlight.req.complete) {
     // The request whose body was arriving takes the answer; one it already has closes by itself.
-    if (!inFlight.headersSent && connection) {
-      connection.context.errors.send(inFlight, status, answer.message, answer.headers, true);
-    } else if (!inFlight.writableEnded || connection?.closing !== true) socket.destroy();
-    return;
-  }
-  if (connection === undefined) {
-    socket.destroy();
+    if (!inFlight.headersSent) {
+      connection.edge.errors.send(inFlight, status, answer.message, answer.headers, true);
+    } else if (!inFlight.writableEnded || !connection.closing) socket.destroy();
     return;
   }
   // A request answered early stopped sending its body: it had its answer; the connection closes.
   if (!inFlight && connection.answeredStillArriving()) {
-    lingeringClose(socket, connection.context.lingering);
+    connection.lingeringClose();
     return;
   }
   // Whole requests pipelined before what went wrong are answered first, in order.
   if (connection.waiting > 0) {
     connection.whenAllAnswered(() => writeOnSocket(connection, status, answer));
-    return;
-  }
-  writeOnSocket(connection, status, answer);
+  } else writeOnSocket(connection, status, answer);
 }
 
 function writeOnSocket(connection: Connection, status: number, answer: SocketAnswer): void {
-  const { socket, context } = connection;
+  const { socket, edge } = connection;
   if (connection.lingering) return;
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  const request = { ...requestLineOf(answer), socket, id: requestIdFrom(undefined) };
-  const body = context.errors.body(status, answer.message);
+  const request = { ...requestLineOf(answer), socket, id: randomUUID() };
+  const body = edge.errors.body(status, answer.message);
   // The head's lines, written on a socket with no response object.
   const lines = [
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
@@ -95,9 +82,49 @@ function writeOnSocket(connection: Connection, status: number, answer: SocketAns
     hasHeader: () => false,
     setHeader: (name: string, value: unknown) => lines.push(`${name}: ${String(value)}`),
   };
-  context.errors.setHeaders(head, answer.headers ?? {}, true, body.byteLength);
+  edge.errors.setHeaders(head, answer.headers ?? {}, true, body.byteLength);
   socket.write(`${lines.join('\r\n')}\r\n\r\n${bodyFor(request.method, body.text) ?? ''}`);
-  lingeringClose(socket, context.lingering);
+  connection.lingeringClose();
   const record = answerRecord(request, status, true, 0);
-  for (const observe of context.observers) observe(record);
+  for (const observe of edge.observers) observe(record);
+}
+
+/** Node's own statuses for what its HTTP parser refuses; anything else is a malformed request. */
+const STATUS_BY_CODE: Partial<Record<string, number>> = {
+  HPE_HEADER_OVERFLOW: 431,
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 413,
+  // A request line whose version is not HTTP/1.x (`HTTP/1.2`, `HTTP/3.0`, `HTTP/1`).
+  HPE_INVALID_VERSION: 505,
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+};
+
+/**
+ * What Node's parser refuses never reaches Express, and Node would answer it with a bare status
+ * line: this sends the error body. A lingering connection keeps its own bounds.
+ */
+export function answerClientError(
+  edge: Edge,
+  error: Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number },
+  socket: Duplex,
+): void {
+  const connection = edge.bySocket.get(socket as Socket);
+  if (connection?.lingering) {
+    if (error.code !== 'ERR_HTTP_REQUEST_TIMEOUT') socket.destroy();
+    return;
+  }
+  if (connection === undefined || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  // The parser stopped at a request after one whose answer closes the connection (markClosing):
+  // not the client's error, and not answered; nothing more it sends is parsed.
+  if (error.code === 'HPE_CB_HEADERS_COMPLETE' && connection.nothingMoreToParse()) {
+    connection.stopParsing();
+    return;
+  }
+  answerOnSocket(connection, STATUS_BY_CODE[error.code ?? ''] ?? 400, {
+    packet: error.rawPacket,
+    parsed: error.bytesParsed,
+    overflow: error.code === 'HPE_HEADER_OVERFLOW',
+  });
 }
