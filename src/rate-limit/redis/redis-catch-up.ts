@@ -23,13 +23,13 @@ interface IdentityCheck {
 }
 
 /**
- * Before the store counts in Redis again: the configured database (never another), today's
- * contributions re-added where Redis came back empty, then the hits counted alone. "Today" is the
- * day counted in (`countedAt`), not the clock's.
+ * Before counting in Redis again: the configured database (never another), today's contributions
+ * re-added where Redis came back empty, then the hits counted alone ("today": `countedAt`'s day).
  */
 export class RedisCatchUp {
+  /** Redis refuses the configured database: the store counts alone, and says so once. */
+  databaseRefused = false;
   private announced?: string;
-  private refused = false;
   private runId?: string;
   private slotOwners: (string | undefined)[] = [];
 
@@ -40,10 +40,6 @@ export class RedisCatchUp {
     private readonly countedAt: () => CountedInstant,
     private readonly logger: LoggerService,
   ) {}
-
-  get databaseRefused(): boolean {
-    return this.refused;
-  }
 
   /**
    * Rejects when the store must go on counting alone. Safe to run again: the new process is
@@ -87,10 +83,10 @@ export class RedisCatchUp {
     if (database === 0) return;
     try {
       await this.connection.client.select(database);
-      this.refused = false;
+      this.databaseRefused = false;
     } catch (error) {
-      if (isReplyError(error) && !this.refused) {
-        this.refused = true;
+      if (isReplyError(error) && !this.databaseRefused) {
+        this.databaseRefused = true;
         this.logger.warn(
           `Redis at ${this.connection.address} refuses database ${database} (${errorText(error)}): counting in this instance's memory, never in another database, until it takes it`,
         );
@@ -129,9 +125,8 @@ export class RedisCatchUp {
     const cluster = this.connection.cluster;
     if (cluster) return this.checkCluster(cluster);
     const runId = runIdOf(await this.connection.client.info('server'));
-    const changed = this.runId !== undefined && runId !== this.runId;
     return {
-      changed: changed ? () => true : undefined,
+      changed: this.runId !== undefined && runId !== this.runId ? () => true : undefined,
       label: `run_id ${runId}`,
       everyKey: true,
       known: true,

@@ -1,11 +1,7 @@
 import { type CountedInstant, DayRollover } from '../daily-limit.storage';
 
 /** Hits counted alone for one client's day, not yet added to Redis. */
-interface CountedAlone {
-  client: string;
-  hits: number;
-  day: number;
-}
+type CountedAlone = { client: string; hits: number; day: number };
 
 /** A client refused at once still asks Redis this often, so an operator's reset reaches it. */
 export const BLOCKED_RECHECK_MS = 5_000;

@@ -73,19 +73,11 @@ declare module 'ioredis' {
   }
 }
 
-interface DailyCount {
-  total: number;
-  /** What this instance has added to it (its field). */
-  mine: number;
-  /** The key held a value the store could not use, and now holds a count again. */
-  replaced: boolean;
-}
-
 const isCount = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
-/** Undefined when the reply is not a DailyCount: a per-client event, not an outage. */
-export function readDailyCount(reply: unknown): DailyCount | undefined {
+/** The script's reply, named; undefined when it is not one (a per-client event, not an outage). */
+export function readDailyCount(reply: unknown) {
   if (!Array.isArray(reply) || reply.length !== 3 || !reply.every(isCount)) return undefined;
   const [total, mine, replaced] = reply;
   return { total, mine, replaced: replaced === 1 };

@@ -17,21 +17,9 @@ import { RedisCatchUp } from './redis-catch-up';
 import { RedisClockOffset } from './redis-clock-offset';
 import { RedisContributionLedger } from './redis-contribution-ledger';
 import { dayKey, RedisDailyCounter } from './redis-daily-count-script';
-import { RedisCountingMode } from './redis-counting-mode';
 import { RedisRecovery } from './redis-recovery';
 import { RedisServerCheck } from './redis-server-check';
 import type { RedisConnection } from './redis-connection';
-
-/*
- * States (for operators: docs/operations.md, "When Redis fails"). RedisCountingMode holds the
- * mode, RedisRecovery decides the moves; a request never fails for Redis.
- *
- * state       | hits counted in                         | goes to
- * sharing     | Redis: the limit holds across instances | alone; partly (a Cluster slot fails)
- * partly      | memory for a failed slot's clients      | sharing (catch-up done); alone
- * alone       | memory: the limit holds per instance    | catching up (ready, or 1 s probe)
- * catching up | memory, as alone                        | sharing (no failure since); alone
- */
 
 /**
  * Daily counters shared in Redis: one atomic script per hit on the client's day key, so exactly
@@ -46,8 +34,6 @@ export class RedisDailyLimitStorage
   readonly instance = randomBytes(6).toString('base64url');
   private readonly ledger: RedisContributionLedger;
   private readonly counter: RedisDailyCounter;
-  private readonly serverCheck: RedisServerCheck;
-  private readonly mode: RedisCountingMode;
   private readonly recovery: RedisRecovery;
   private readonly clockOffsetCheck: RedisClockOffset;
   private readonly tracing?: Tracing;
@@ -77,19 +63,17 @@ export class RedisDailyLimitStorage
     };
     this.ledger = new RedisContributionLedger(memory.maxClients);
     this.counter = new RedisDailyCounter(connection, this.ledger, memory, this.instance, logger);
-    this.serverCheck = new RedisServerCheck(connection, allowEviction, logger);
     const countedAt = () => memory.countedAt(clock.now().getTime());
     const catchUp = new RedisCatchUp(connection, this.ledger, this.counter, countedAt, logger);
-    this.mode = new RedisCountingMode(connection.address, clock, logger);
-    const { mode, serverCheck, ledger } = this;
-    this.recovery = new RedisRecovery(connection, mode, serverCheck, catchUp, ledger, logger);
+    const serverCheck = new RedisServerCheck(connection, allowEviction, logger);
+    this.recovery = new RedisRecovery(connection, serverCheck, catchUp, this.ledger, clock, logger);
     this.clockOffsetCheck = new RedisClockOffset(connection, clock, clockOffsetWarnMs, logger);
   }
 
   async hit(key: string, limit: number): Promise<DailyLimitRecord> {
     // Time only moves forward: a clock behind the day already counted in still counts in it.
     const at = this.memory.countedAt(this.clock.now().getTime());
-    if (this.mode.inRedis) {
+    if (this.recovery.inRedis) {
       const shared = await this.countInRedis(key, limit, at);
       if (shared !== undefined) return shared;
     }
@@ -101,19 +85,17 @@ export class RedisDailyLimitStorage
   override refuseAtOnce(key: string, limit: number): DailyLimitRecord | undefined {
     const now = this.clock.now().getTime();
     const over = this.memory.count(key, now) >= limit;
-    if (over && this.mode.inRedis && this.ledger.recheckDue(key, this.memory.countedAt(now)))
+    if (over && this.recovery.inRedis && this.ledger.recheckDue(key, this.memory.countedAt(now)))
       return undefined;
     return this.memory.refuseAtOnce(key, limit, now);
   }
 
   state(): DailyLimitState {
-    const { evictionPolicy } = this.serverCheck;
     const clockOffsetSeconds = this.clockOffsetCheck.skewSeconds;
     return {
       store: 'redis',
       topology: this.connection.endpoint.topology,
-      ...this.mode.state(),
-      ...(evictionPolicy !== undefined && { evictionPolicy }),
+      ...this.recovery.state(),
       ...(clockOffsetSeconds !== undefined && { clockOffsetSeconds }),
     };
   }

@@ -1,19 +1,28 @@
 import type { LoggerService } from '@nestjs/common';
+import type { Clock } from '../../common/clock';
 import { errorText } from '../../common/error-text';
+import type { DailyLimitState } from '../daily-limit.storage';
 import type { RedisCatchUp } from './redis-catch-up';
 import type { RedisConnection } from './redis-connection';
 import type { RedisContributionLedger } from './redis-contribution-ledger';
-import type { RedisCountingMode } from './redis-counting-mode';
 import { EvictingRedisError, type RedisServerCheck } from './redis-server-check';
 
 const RECOVERY_PROBE_MS = 1_000;
 const STARTUP_WAIT_MS = 1_000;
 
 /**
- * Decides the counting mode's changes. Redis is counted in again only once the server check and
- * the catch-up have run; a failed command in a Cluster that is up affects that slot only.
+ * The counting mode and its changes, each logged once (docs/operations.md, "When Redis fails").
+ * Redis is counted in again only once the server check and the catch-up have run.
  */
 export class RedisRecovery {
+  /** `partly` (a Cluster only): a failed slot's clients in memory, the others in Redis. */
+  private mode: 'sharing' | 'partly' | 'alone' = 'alone';
+  /** /health's `since`. Partly to alone keeps it: not every client was shared since. */
+  private since: Date;
+  /** Bumped on every failure, so a catch-up that a failure overtook does not share again. */
+  generation = 0;
+  /** Once closed (stopping, or refused at start-up), the mode no longer changes. */
+  closed = false;
   /** The catch-up under way, to count in Redis again or to rejoin every slot (one at a time). */
   private running?: Promise<void>;
   private lastError = 'not connected';
@@ -21,12 +30,13 @@ export class RedisRecovery {
 
   constructor(
     private readonly connection: RedisConnection,
-    private readonly mode: RedisCountingMode,
     private readonly serverCheck: RedisServerCheck,
     private readonly catchUp: RedisCatchUp,
     private readonly ledger: RedisContributionLedger,
+    private readonly clock: Clock,
     private readonly logger: LoggerService,
   ) {
+    this.since = clock.now();
     const client = connection.client;
     client.on('ready', () => void this.recover());
     client.on('close', () => this.fallBack('connection closed'));
@@ -34,14 +44,32 @@ export class RedisRecovery {
     client.on('error', (error: Error) => (this.lastError = errorText(error)));
   }
 
+  get inRedis(): boolean {
+    return this.mode !== 'alone';
+  }
+
+  get sharing(): boolean {
+    return this.mode === 'sharing';
+  }
+
   /** Only then does a count that did not grow mean an operator's reset (ledger.confirm). */
   get steady(): boolean {
-    return this.mode.sharing && this.running === undefined && this.ledger.pendingClients === 0;
+    return this.sharing && this.running === undefined && this.ledger.pendingClients === 0;
+  }
+
+  state(): Pick<DailyLimitState, 'counting' | 'shared' | 'since' | 'evictionPolicy'> {
+    const { evictionPolicy } = this.serverCheck;
+    return {
+      counting: this.inRedis ? 'redis' : 'memory',
+      shared: this.sharing,
+      since: this.since.toISOString(),
+      ...(evictionPolicy !== undefined && { evictionPolicy }),
+    };
   }
 
   failed(error: unknown): void {
     // In a Cluster that is up, a failed command is one slot's outage: other primaries answer.
-    if (this.connection.cluster?.status === 'ready') this.mode.toPartly(errorText(error));
+    if (this.connection.cluster?.status === 'ready') this.toPartly(errorText(error));
     else this.fallBack(errorText(error));
   }
 
@@ -51,23 +79,22 @@ export class RedisRecovery {
     await this.running;
     // Only before serving: an instance that meets such a Redis later goes on counting alone.
     if (this.serverCheck.refusal) {
-      this.mode.close();
+      this.closed = true;
       this.connection.client.disconnect();
       throw new EvictingRedisError(this.serverCheck.refusal);
     }
     this.serverCheck.serving = true;
-    if (!this.mode.inRedis && !this.catchUp.databaseRefused && !this.serverCheck.keepsAlone) {
+    if (!this.inRedis && !this.catchUp.databaseRefused && !this.serverCheck.scriptDenied)
       this.logger.warn(
         `Redis at ${this.connection.address} unavailable at start-up (${this.lastError}): counting in this instance's memory until it is back`,
       );
-    }
     // In a Cluster the probe runs while sharing too: a failover elsewhere may have emptied keys.
-    if (!this.mode.inRedis || this.connection.cluster) this.startProbing();
+    if (!this.inRedis || this.connection.cluster) this.startProbing();
   }
 
   /** What was counted alone reaches Redis before the instance goes, if Redis answers. */
   async stop(): Promise<void> {
-    this.mode.close();
+    this.closed = true;
     clearInterval(this.probe);
     const client = this.connection.client;
     if (client.status === 'ready') await this.catchUp.addCountedAlone().catch(() => undefined);
@@ -75,21 +102,52 @@ export class RedisRecovery {
     else client.disconnect();
   }
 
+  /** A failure of every client's Redis; answers whether the store just began counting alone. */
+  toAlone(reason: string): boolean {
+    this.generation += 1;
+    if (!this.inRedis || this.closed) return false;
+    if (this.sharing) this.since = this.clock.now();
+    this.mode = 'alone';
+    this.logger.warn(
+      `Redis at ${this.connection.address} unavailable (${reason}): counting in this instance's memory until it is back`,
+    );
+    return true;
+  }
+
+  toPartly(reason: string): void {
+    this.generation += 1;
+    if (!this.sharing || this.closed) return;
+    this.mode = 'partly';
+    this.since = this.clock.now();
+    this.logger.warn(
+      `Redis at ${this.connection.address} unavailable for some clients (${reason}): counting them in this instance's memory until their slots answer`,
+    );
+  }
+
+  /** `generation`: taken when the catch-up began. */
+  toSharing(generation: number, line: string): boolean {
+    if (generation !== this.generation || this.closed || this.sharing) return false;
+    this.mode = 'sharing';
+    this.since = this.clock.now();
+    this.logger.log(line);
+    return true;
+  }
+
   private fallBack(reason: string): void {
-    if (this.mode.toAlone(reason)) this.startProbing();
+    if (this.toAlone(reason)) this.startProbing();
   }
 
   private startProbing(): void {
     this.probe ??= setInterval(() => {
       if (this.connection.client.status !== 'ready') return;
-      if (!this.mode.inRedis) void this.recover();
+      if (!this.inRedis) void this.recover();
       else if (this.connection.cluster) void this.rejoin();
     }, RECOVERY_PROBE_MS).unref();
   }
 
   private recover(): Promise<void> {
-    if (this.mode.inRedis || this.mode.isClosed) return Promise.resolve();
-    const generation = this.mode.generation;
+    if (this.inRedis || this.closed) return Promise.resolve();
+    const generation = this.generation;
     this.running ??= this.serverCheck
       .run()
       .then(() => this.catchUp.run())
@@ -104,7 +162,7 @@ export class RedisRecovery {
   /** Shares first, then adds what was counted meanwhile: else, under load, it would never end. */
   private shareAgain(generation: number): Promise<void> | undefined {
     const line = `Daily counters shared in Redis at ${this.connection.address}`;
-    if (!this.mode.toSharing(generation, line)) return;
+    if (!this.toSharing(generation, line)) return;
     if (!this.connection.cluster) {
       clearInterval(this.probe);
       this.probe = undefined;
@@ -115,16 +173,16 @@ export class RedisRecovery {
   }
 
   private rejoin(): Promise<void> {
-    if (this.running || this.mode.isClosed) return Promise.resolve();
-    const generation = this.mode.generation;
+    if (this.running || this.closed) return Promise.resolve();
+    const generation = this.generation;
     this.running = this.catchUp
       .run()
       .then((known) => {
         if (!known || this.ledger.pendingClients > 0) return;
         const line = `Daily counters shared in Redis at ${this.connection.address} for every client again`;
-        this.mode.toSharing(generation, line);
+        this.toSharing(generation, line);
       })
-      .catch(() => this.mode.toPartly('catch-up failed'))
+      .catch(() => this.toPartly('catch-up failed'))
       .finally(() => (this.running = undefined));
     return this.running;
   }

@@ -23,7 +23,8 @@ const isDenied = (error: Error) => isReplyError(error) && error.message.startsWi
 export class RedisServerCheck {
   evictionPolicy?: string;
   refusal?: string;
-  private denied = false;
+  /** The user may not run the daily-count script: the store counts alone until it may. */
+  scriptDenied = false;
   /** Once serving, a refusal is logged and the store counts alone; before, it stops start-up. */
   serving = false;
   private logged = new Set<string>();
@@ -34,13 +35,9 @@ export class RedisServerCheck {
     private readonly logger: LoggerService,
   ) {}
 
-  get keepsAlone(): boolean {
-    return this.denied || this.refusal !== undefined;
-  }
-
   async run(): Promise<void> {
     const primaries = this.connection.primaries();
-    this.denied = false;
+    this.scriptDenied = false;
     await this.checkScript(primaries);
     const policies = await Promise.all(primaries.map((node) => this.policyOf(node)));
     const evicting = policies.filter((policy) => policy !== undefined && policy !== 'noeviction');
@@ -85,7 +82,7 @@ export class RedisServerCheck {
     );
     const denied = failures.find(isDenied);
     if (denied) {
-      this.denied = true;
+      this.scriptDenied = true;
       this.once(
         `Redis at ${this.connection.address} does not let this user run the daily-count script (${denied.message}): counting in this instance's memory until it does`,
       );

@@ -1,18 +1,35 @@
+import type Redis from 'ioredis';
+import { EventEmitter } from 'node:events';
 import { RecordingLogger } from '../../testing/recording-logger';
 import { SettableClock } from '../../testing/settable-clock';
-import { RedisCountingMode } from './redis-counting-mode';
+import type { RedisCatchUp } from './redis-catch-up';
+import { RedisConnection } from './redis-connection';
+import { RedisContributionLedger } from './redis-contribution-ledger';
+import { RedisRecovery } from './redis-recovery';
+import type { RedisServerCheck } from './redis-server-check';
 
 const SHARED = 'Daily counters shared in Redis at r';
 
-describe('RedisCountingMode', () => {
+/** A client that never connects: the tests move the mode by hand. */
+const client = () =>
+  Object.assign(new EventEmitter(), { status: 'connecting', disconnect: () => undefined });
+
+describe('RedisRecovery', () => {
   let clock: SettableClock;
   let logger: RecordingLogger;
-  let mode: RedisCountingMode;
+  let mode: RedisRecovery;
 
   beforeEach(() => {
     clock = new SettableClock('2026-11-21T12:00:00.000Z');
     logger = new RecordingLogger();
-    mode = new RedisCountingMode('r', clock, logger);
+    const connection = new RedisConnection(
+      { topology: 'standalone', client: client() as unknown as Redis },
+      'r',
+    );
+    const serverCheck = {} as RedisServerCheck;
+    const catchUp = {} as RedisCatchUp;
+    const ledger = new RedisContributionLedger(10);
+    mode = new RedisRecovery(connection, serverCheck, catchUp, ledger, clock, logger);
   });
 
   it('starts alone, shares after a catch-up no failure overtook, and logs each change once', () => {
@@ -60,10 +77,10 @@ describe('RedisCountingMode', () => {
     expect(logger.lines.filter((line) => line.includes('for some clients'))).toHaveLength(1);
   });
 
-  it('changes nothing once closed', () => {
+  it('changes nothing once closed', async () => {
     mode.toSharing(mode.generation, SHARED);
-    mode.close();
-    expect([mode.toAlone('connection closed'), mode.isClosed]).toEqual([false, true]);
+    await mode.stop();
+    expect([mode.toAlone('connection closed'), mode.closed]).toEqual([false, true]);
     mode.toPartly('timed out');
     expect(mode.state()).toMatchObject({ counting: 'redis', shared: true });
   });
