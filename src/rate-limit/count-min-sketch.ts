@@ -2,19 +2,13 @@ import type { LoggerService } from '@nestjs/common';
 import { randomInt } from 'node:crypto';
 import { errorText } from '../common/error-text';
 
-type Cells = Uint8Array | Uint16Array | Uint32Array;
-
-/** The narrowest cells that hold `limit + 1`, so that the most cells fit in the memory given. */
-const cellsFor = (limit: number) =>
-  limit < 0xff ? Uint8Array : limit < 0xffff ? Uint16Array : Uint32Array;
-
 /**
  * Count-min sketch with conservative update (Estan and Varghese, SIGCOMM 2002): never below a true
  * count, so no client passes its limit (odds of early refusals: docs/operations.md). The seed is
  * random, so nobody can choose addresses that land on a given client's cells.
  */
 export class CountMinSketch {
-  private readonly cells: Cells;
+  private readonly cells: Uint8Array | Uint16Array | Uint32Array;
   private readonly width: number;
   /** A cell's largest value: reaching it counts as over any limit the cell cannot hold. */
   private readonly top: number;
@@ -28,7 +22,8 @@ export class CountMinSketch {
     readonly rows: number,
     limit: number,
   ) {
-    const Type = cellsFor(limit);
+    // The narrowest cells that hold `limit + 1`, so that the most cells fit in the memory given.
+    const Type = limit < 0xff ? Uint8Array : limit < 0xffff ? Uint16Array : Uint32Array;
     this.width = Math.max(1, Math.floor(bytes / Type.BYTES_PER_ELEMENT / rows));
     this.cells = new Type(this.width * rows);
     this.top = 2 ** (8 * Type.BYTES_PER_ELEMENT) - 1;

@@ -10,9 +10,36 @@ import {
 } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import type { ServerResponse } from 'node:http';
+import { StartupRefusal } from '../common/startup-refusal';
 import { DailyLimitPolicy, rateLimitHeaderValues } from './daily-limit.policy';
 import { DAY_MS } from './daily-limit.storage';
-import { checkThrottlerUse, SKIP_THROTTLE_KEY } from './throttler-support';
+import { refuseMisplacedThrottle, SKIP_THROTTLE_KEY } from './throttler-support';
+
+/** Throttler options DailyLimitGuard does not honour: the daily window and the contract fix them. */
+const UNSUPPORTED_OPTIONS = ['ignoreUserAgents', 'setHeaders', 'ipv6SubnetPrefix', 'blockDuration'];
+
+/** Throttler options honoured through ThrottlerGuard's own flow, when given. */
+const FLOW_OPTIONS = ['skipIf', 'getTracker', 'generateKey', 'errorMessage'];
+
+/** Overriding any of these moves the guard onto ThrottlerGuard's flow, which calls them. */
+const EXTENSION_POINTS = [
+  'shouldSkip',
+  'handleRequest',
+  'getTracker',
+  'generateKey',
+  'throwThrottlingException',
+  'getErrorMessage',
+  'setResponseHeader',
+] as const;
+
+/** ThrottlerGuard's `headerPrefix`: the contract's headers are X-RateLimit-*, whatever it says. */
+const HEADER_PREFIX = 'X-RateLimit';
+
+/** The options given at the module's level and the one throttler's: either may hold one. */
+const givenOptions = (levels: object[], names: string[]): string[] =>
+  names.filter((name) =>
+    levels.some((options) => (options as Record<string, unknown>)[name] !== undefined),
+  );
 
 /**
  * The daily limit as a ThrottlerGuard: one throttler over the UTC day, one budget per client across
@@ -42,22 +69,7 @@ export class DailyLimitGuard extends ThrottlerGuard {
   override async onModuleInit(): Promise<void> {
     await super.onModuleInit();
     this.throttlerName = this.throttlers[0]?.name ?? 'default';
-    const overridden = checkThrottlerUse(
-      {
-        name: this.constructor.name,
-        throttlers: this.throttlers,
-        moduleOptions: this.options,
-        storage: this.storageService,
-        headerPrefix: this.headerPrefix,
-        errorMessageOverridden: this.errorMessage !== this.policy.refusal.message,
-        overrides: (method) => this[method] !== DailyLimitGuard.prototype[method],
-        skipped: (handler, controller) => this.skipped(handler, controller),
-      },
-      { limit: this.policy.limit, ttl: DAY_MS, storage: this.policy.storage },
-      this.discovery
-        .getControllers()
-        .flatMap(({ metatype }) => (metatype ? [metatype as Type] : [])),
-    );
+    const overridden = this.checkThrottlerUse();
     this.throughThrottlerFlow = overridden.length > 0;
     if (this.throughThrottlerFlow) {
       this.logger.log(
@@ -65,6 +77,45 @@ export class DailyLimitGuard extends ThrottlerGuard {
           "through ThrottlerGuard's flow, and the early refusal is off",
       );
     }
+  }
+
+  /**
+   * Refuses at start-up what this guard cannot honour (docs/contract.md, "Daily limit"), and says
+   * which overrides and options move it onto ThrottlerGuard's flow (none: its own path).
+   */
+  private checkThrottlerUse(): string[] {
+    const [throttler, ...others] = this.throttlers;
+    if (others.length > 0 || throttler?.limit !== this.policy.limit || throttler.ttl !== DAY_MS) {
+      throw new StartupRefusal(
+        'DailyLimitGuard takes exactly one throttler: the daily limit (RATE_LIMIT_PER_DAY per UTC day)',
+      );
+    }
+    const levels = [throttler, Array.isArray(this.options) ? {} : this.options];
+    const unsupported = givenOptions(levels, UNSUPPORTED_OPTIONS);
+    if (unsupported.length > 0) {
+      throw new StartupRefusal(
+        `DailyLimitGuard does not support the throttler option(s) ${unsupported.join(', ')}`,
+      );
+    }
+    if (this.storageService !== this.policy.storage) {
+      throw new StartupRefusal(
+        "DailyLimitGuard counts in DailyLimitStorage: ThrottlerModule's storage must be that " +
+          'store (replace DailyLimitStorage, not the throttler storage token)',
+      );
+    }
+    if (this.headerPrefix !== HEADER_PREFIX) {
+      throw new StartupRefusal(
+        `DailyLimitGuard writes the contract's rate-limit headers (${HEADER_PREFIX}-*): ` +
+          `headerPrefix '${this.headerPrefix}' of ${this.constructor.name} is not supported`,
+      );
+    }
+    const controllers = this.discovery.getControllers().flatMap(({ metatype }) => metatype ?? []);
+    refuseMisplacedThrottle(controllers as Type[], (handler, type) => this.skipped(handler, type));
+    return [
+      ...EXTENSION_POINTS.filter((method) => this[method] !== DailyLimitGuard.prototype[method]),
+      ...givenOptions(levels, FLOW_OPTIONS).map((name) => `the option ${name}`),
+      ...(this.errorMessage !== this.policy.refusal.message ? ['errorMessage'] : []),
+    ];
   }
 
   /**

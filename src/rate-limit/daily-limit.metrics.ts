@@ -13,7 +13,7 @@ export class DailyLimitGauges implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const storage = this.storage;
+    const { storage, memory } = this;
     this.metrics.createGauge({
       name: 'daily_limit_store_shared',
       help: 'Whether the daily counters are shared by every instance (1) or kept in memory (0).',
@@ -34,7 +34,6 @@ export class DailyLimitGauges implements OnModuleInit {
         if (offset !== undefined) this.set({ reference: 'redis' }, offset / 1000);
       },
     });
-    const memory = this.memory;
     this.metrics.createGauge({
       name: 'daily_limit_memory_keys',
       help: "Today's in-memory counters: one per client counted exactly, up to MAX_TRACKED_CLIENTS.",

@@ -103,17 +103,13 @@ export class DailyLimitPolicy {
     private readonly errors: ErrorResponses,
   ) {
     this.limit = config.get('RATE_LIMIT_PER_DAY', { infer: true });
-    const message = rateLimitMessage(this.limit);
-    this.refusal = new ThrottlerException(message);
+    this.refusal = new ThrottlerException(rateLimitMessage(this.limit));
   }
 
   /** Who a request counts against (the throttler's `getTracker`). */
   readonly key = (request: Pick<Request, 'ip' | 'socket'>): string => clientKey(request);
 
-  count(
-    response: ServerResponse,
-    key: string,
-  ): DailyLimitRecord | Promise<DailyLimitRecord> | undefined {
+  count(response: ServerResponse, key: string): ReturnType<DailyLimitStorage['hit']> | undefined {
     // Answered by the edge meanwhile (its body broke off): not counted, as HTTP-layer refusals are.
     if (response.writableEnded) return undefined;
     return this.storage.hit(key, this.limit);
@@ -140,11 +136,10 @@ export class DailyLimitPolicy {
     const route = request.route as { path?: unknown } | undefined;
     const at = routeKey(request);
     // A path with parameters never equals its pattern: only fixed paths are refused early.
-    if (key === this.key(request) && typeof route?.path === 'string') {
-      if (routeKey({ method: request.method, path: route.path }) === at) {
-        this.refusedRoutes.set(at, route);
-      }
-    }
+    const fixedPath =
+      typeof route?.path === 'string' &&
+      routeKey({ method: request.method, path: route.path }) === at;
+    if (fixedPath && key === this.key(request)) this.refusedRoutes.set(at, route);
     throw this.refusal;
   }
 

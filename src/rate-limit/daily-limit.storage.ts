@@ -33,13 +33,7 @@ export abstract class DailyLimitStorage implements ThrottlerStorage {
   abstract hit(key: string, limit: number): DailyLimitRecord | Promise<DailyLimitRecord>;
 
   /** `ttl` and `blockDuration` are ignored: the window is the UTC day. */
-  increment(
-    key: string,
-    _ttl: number,
-    limit: number,
-    _blockDuration?: number,
-    _throttlerName?: string,
-  ): Promise<DailyLimitRecord> {
+  increment(key: string, _ttl: number, limit: number, ..._blockDurationAndName: unknown[]) {
     return Promise.resolve(this.hit(key, limit));
   }
 

@@ -62,7 +62,24 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     private readonly sketchMegabytes = DEFAULTS.OVERFLOW_SKETCH_MB,
   ) {
     super();
-    this.fallback = this.asFallback();
+    this.fallback = {
+      maxClients: this.maxClients,
+      // The one decision of the day for the Redis store too: its keys, expiries and catch-up
+      // follow it, so a clock stepping back never reaches an earlier day's key (a fresh budget).
+      countedAt: (now) => ({ now, day: this.days.dayOf(now) }),
+      hit: (key, limit, now) => this.add(key, limit, 0, now),
+      raiseTo: (key, limit, total, now) => this.add(key, limit, total, now),
+      // For a key in the Map: counts this hit, then sets the count to `total` exactly.
+      followDown: (key, limit, total, now) => {
+        this.add(key, limit, total, now);
+        this.counts.set(key, total);
+        return dailyRecord(total, limit, secondsUntilReset(now, this.days.day));
+      },
+      count: (key, now) => (this.days.isAhead(now) ? 0 : (this.counts.get(key) ?? 0)),
+      tracks: (key, now) => this.days.isAhead(now) || this.inMap(key),
+      refuseAtOnce: (key, limit, now) => this.refuseAt(key, limit, now),
+      isPast: (day) => this.days.isPast(day),
+    };
   }
 
   hit(key: string, limit: number): DailyLimitRecord {
@@ -85,22 +102,6 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     return this.overflow?.saturation ?? 0;
   }
 
-  private asFallback(): DailyLimitFallback {
-    return {
-      maxClients: this.maxClients,
-      // The one decision of the day for the Redis store too: its keys, expiries and catch-up
-      // follow it, so a clock stepping back never reaches an earlier day's key (a fresh budget).
-      countedAt: (now) => ({ now, day: this.days.dayOf(now) }),
-      hit: (key, limit, now) => this.add(key, limit, 0, now),
-      raiseTo: (key, limit, total, now) => this.add(key, limit, total, now),
-      followDown: (key, limit, total, now) => this.followDown(key, limit, total, now),
-      count: (key, now) => (this.days.isAhead(now) ? 0 : (this.counts.get(key) ?? 0)),
-      tracks: (key, now) => this.days.isAhead(now) || this.inMap(key),
-      refuseAtOnce: (key, limit, now) => this.refuseAt(key, limit, now),
-      isPast: (day) => this.days.isPast(day),
-    };
-  }
-
   /** `atLeast`: the shared count, so a fallback goes on from it rather than from zero. */
   private add(key: string, limit: number, atLeast: number, now: number): DailyLimitRecord {
     const reset = secondsUntilReset(now, this.days.reach(now));
@@ -110,13 +111,6 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     const hits = Math.max((previous ?? 0) + 1, atLeast);
     this.counts.set(previous === undefined ? flat(key) : key, hits);
     return dailyRecord(hits, limit, reset);
-  }
-
-  /** Sets `key`'s count to `count` exactly and answers this hit. For a key in the Map. */
-  private followDown(key: string, limit: number, count: number, now: number): DailyLimitRecord {
-    this.add(key, limit, count, now);
-    this.counts.set(key, count);
-    return dailyRecord(count, limit, secondsUntilReset(now, this.days.day));
   }
 
   private refuseAt(key: string, limit: number, now: number): DailyLimitRecord | undefined {

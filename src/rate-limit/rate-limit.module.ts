@@ -27,25 +27,13 @@ function dailyLimitStorage(
   const settings = Object.fromEntries(
     REDIS_SETTINGS.map((name) => [name, config.get(name, { infer: true })]),
   ) as RedisSettings;
-  const allowEviction = config.get('REDIS_ALLOW_EVICTION', { infer: true });
-  const clockOffsetWarnMs = config.get('REDIS_CLOCK_OFFSET_WARN_MS', { infer: true });
   const logger = new Logger(DAILY_LIMIT_CONTEXT);
   return new RedisDailyLimitStorage(connectRedis(settings), memory.fallback, clock, logger, {
-    allowEviction,
-    clockOffsetWarnMs,
+    allowEviction: config.get('REDIS_ALLOW_EVICTION', { infer: true }),
+    clockOffsetWarnMs: config.get('REDIS_CLOCK_OFFSET_WARN_MS', { infer: true }),
     tracing,
   });
 }
-
-/**
- * One unnamed throttler, so a plain `@SkipThrottle()` frees a route, with the policy's limit and
- * store. ThrottlerModule provides the store under its own token too, so Nest calls its lifecycle
- * hooks twice: a store must act once.
- */
-const throttlerOptions = (policy: DailyLimitPolicy): ThrottlerModuleOptions => ({
-  throttlers: [{ limit: policy.limit, ttl: DAY_MS }],
-  storage: policy.storage,
-});
 
 /** Apart, so that ThrottlerModule's options can use the counters and the policy's limit. */
 @Module({
@@ -81,10 +69,16 @@ class DailyLimitStoreModule {}
     TerminusModule,
     DiscoveryModule,
     DailyLimitStoreModule,
+    // One unnamed throttler, so a plain `@SkipThrottle()` frees a route, with the policy's limit
+    // and store. ThrottlerModule provides the store under its own token too, so Nest calls its
+    // lifecycle hooks twice: a store must act once.
     ThrottlerModule.forRootAsync({
       imports: [DailyLimitStoreModule],
       inject: [DailyLimitPolicy],
-      useFactory: throttlerOptions,
+      useFactory: (policy: DailyLimitPolicy): ThrottlerModuleOptions => ({
+        throttlers: [{ limit: policy.limit, ttl: DAY_MS }],
+        storage: policy.storage,
+      }),
     }),
   ],
   providers: [

@@ -20,25 +20,19 @@ export interface Sdk {
 export function loadSdk(settings: TracingSettings): Sdk {
   // Both read OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, _HEADERS, _TIMEOUT and _COMPRESSION themselves.
   const Exporter = settings.protocol === 'http/json' ? JsonExporter : ProtobufExporter;
-  const ratio = new sdk.TraceIdRatioBasedSampler(settings.ratio);
-  const root = {
+  const roots = {
     always_on: new sdk.AlwaysOnSampler(),
     always_off: new sdk.AlwaysOffSampler(),
-    traceidratio: ratio,
+    traceidratio: new sdk.TraceIdRatioBasedSampler(settings.ratio),
   };
-  const sampler = settings.sampler.startsWith('parentbased_')
-    ? new sdk.ParentBasedSampler({
-        root: root[settings.sampler.replace('parentbased_', '') as keyof typeof root],
-      })
-    : root[settings.sampler as keyof typeof root];
+  const root = roots[settings.sampler.replace('parentbased_', '') as keyof typeof roots];
+  const parentBased = settings.sampler.startsWith('parentbased_');
+  const sampler = parentBased ? new sdk.ParentBasedSampler({ root }) : root;
   const resource = resources
     .defaultResource()
     .merge(resources.resourceFromAttributes({ 'service.name': SERVICE_NAME }))
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
-  const processor = new sdk.BatchSpanProcessor({
-    exporter: new Exporter(),
-    ...settings.batch,
-  });
+  const processor = new sdk.BatchSpanProcessor({ exporter: new Exporter(), ...settings.batch });
   const provider = new sdk.TracerProvider({ sampler, resource, spanProcessors: [processor] });
   const propagators = settings.propagators.map((name) =>
     name === 'baggage' ? new core.W3CBaggagePropagator() : new core.W3CTraceContextPropagator(),

@@ -3,8 +3,7 @@ import { shownValue } from '../config/shown-value';
 
 type Variables = Record<string, string | undefined>;
 
-type OtlpProtocol = 'http/protobuf' | 'http/json';
-const PROTOCOLS: readonly string[] = ['http/protobuf', 'http/json'];
+const PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 
 const SAMPLERS = [
   'always_on',
@@ -21,7 +20,7 @@ type PropagatorName = (typeof PROPAGATORS)[number];
 
 /** The OpenTelemetry SDK's standard variables this service honours (docs/operations.md, "Traces"). */
 export interface TracingSettings {
-  protocol: OtlpProtocol;
+  protocol: (typeof PROTOCOLS)[number];
   sampler: SamplerName;
   /** The ratio of the traceidratio samplers, from 0 to 1. */
   ratio: number;
@@ -54,11 +53,11 @@ function positive(env: Variables, name: string): number | undefined {
     : refuse(name, value, 'must be a whole number above 0');
 }
 
-/** The traces' own variable wins over the general one, as for the endpoint. */
-const protocolVariable = (env: Variables): string =>
-  given(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') !== undefined
-    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
-    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+/** The traces' own variable (OTEL_EXPORTER_OTLP_TRACES_*) wins over the general one. */
+const otlpVariable = (env: Variables, setting: string): string =>
+  given(env, `OTEL_EXPORTER_OTLP_TRACES_${setting}`) === undefined
+    ? `OTEL_EXPORTER_OTLP_${setting}`
+    : `OTEL_EXPORTER_OTLP_TRACES_${setting}`;
 
 function ratioOf(env: Variables, sampler: SamplerName): number {
   const value = given(env, 'OTEL_TRACES_SAMPLER_ARG');
@@ -72,14 +71,10 @@ function ratioOf(env: Variables, sampler: SamplerName): number {
 function propagatorsOf(list: string): PropagatorName[] {
   const names = list.split(',').map((name) => name.trim().toLowerCase());
   const unknown = names.find((name) => !(PROPAGATORS as readonly string[]).includes(name));
-  if (unknown !== undefined) {
-    refuse(
-      'OTEL_PROPAGATORS',
-      list,
-      `names "${unknown}": each must be one of ${PROPAGATORS.join(', ')}`,
-    );
-  }
-  return names as PropagatorName[];
+  const known = PROPAGATORS.join(', ');
+  return unknown === undefined
+    ? (names as PropagatorName[])
+    : refuse('OTEL_PROPAGATORS', list, `names "${unknown}": each must be one of ${known}`);
 }
 
 /**
@@ -88,21 +83,19 @@ function propagatorsOf(list: string): PropagatorName[] {
  * about (a sampler, a propagator or a protocol this service does not carry) refuses to start.
  */
 export function tracingSettings(env: Variables): TracingSettings | undefined {
-  const endpointName = ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT'].find(
-    (name) => given(env, name) !== undefined,
-  );
-  if (endpointName === undefined || given(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') {
+  const endpointName = otlpVariable(env, 'ENDPOINT');
+  const endpoint = given(env, endpointName);
+  if (endpoint === undefined || given(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') {
     return undefined;
   }
   if (oneOf(env, 'OTEL_TRACES_EXPORTER', ['otlp', 'none'], 'otlp') === 'none') return undefined;
-  const endpoint = given(env, endpointName) ?? '';
   if (!/^https?:\/\//i.test(endpoint) || !URL.canParse(endpoint)) {
     refuse(endpointName, endpoint, 'must be an http:// or https:// URL');
   }
   const sampler = oneOf(env, 'OTEL_TRACES_SAMPLER', SAMPLERS, 'parentbased_always_on');
   const propagators = propagatorsOf(given(env, 'OTEL_PROPAGATORS') ?? 'tracecontext,baggage');
   return {
-    protocol: oneOf(env, protocolVariable(env), PROTOCOLS, 'http/protobuf') as OtlpProtocol,
+    protocol: oneOf(env, otlpVariable(env, 'PROTOCOL'), PROTOCOLS, 'http/protobuf'),
     sampler,
     ratio: ratioOf(env, sampler),
     propagators: propagators.includes('none') ? [] : propagators,
