@@ -1,5 +1,5 @@
 import { NotFoundException } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { RequestHandler } from 'express';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { bodyFor } from './common/error-responses';
@@ -21,15 +21,13 @@ const UI_FILES: ReadonlyArray<readonly [string, string]> = [
 /** Answered by SwaggerModule itself, relative to the docs path (`/docs` and `/docs/` alike). */
 const SWAGGER_MODULE_PATHS = new Set(['/', '/swagger-ui-init.js']);
 
-/** The copy @nestjs/swagger itself depends on: the one its page is made for. */
-function swaggerUiDist(): string {
-  const fromSwaggerModule = createRequire(require.resolve('@nestjs/swagger'));
-  return dirname(fromSwaggerModule.resolve('swagger-ui-dist/package.json'));
-}
-
-/** Read once, so a missing file stops start-up rather than failing a visitor. */
+/**
+ * Read once, so a missing file stops start-up rather than failing a visitor; from the copy
+ * @nestjs/swagger itself depends on, the one its page is made for.
+ */
 function loadUiFiles(): ReadonlyMap<string, PageAsset> {
-  const folder = swaggerUiDist();
+  const fromSwaggerModule = createRequire(require.resolve('@nestjs/swagger'));
+  const folder = dirname(fromSwaggerModule.resolve('swagger-ui-dist/package.json'));
   return new Map(
     UI_FILES.map(([name, type]) => [`/${name}`, asset(join(folder, name), type, LIBRARY_CACHING)]),
   );
@@ -39,11 +37,7 @@ function loadUiFiles(): ReadonlyMap<string, PageAsset> {
  * Mounted before SwaggerModule so no request reaches its static folder, which would serve the whole
  * package with ETags and ranges and answer `/docs/.` with an HTML redirect.
  */
-export function swaggerUiFiles(): (
-  request: Request,
-  response: Response,
-  next: NextFunction,
-) => void {
+export function swaggerUiFiles(): RequestHandler {
   const files = loadUiFiles();
   return (request, response, next) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return next();
@@ -52,9 +46,8 @@ export function swaggerUiFiles(): (
       return next();
     }
     const file = files.get(request.path);
-    if (file === undefined) {
+    if (file === undefined)
       return next(new NotFoundException(`Cannot ${request.method} ${request.originalUrl}`));
-    }
     response.statusCode = 200;
     response.setHeader('Content-Type', file.contentType);
     response.setHeader('Content-Length', file.body.length);

@@ -30,28 +30,24 @@ function refuseUnknownFields(document: OpenAPIObject): void {
 
 type GlobalResponse = Parameters<DocumentBuilder['addGlobalResponse']>[0];
 
-const TIMED_OUT: GlobalResponse = {
-  ...errorResponse(408),
-  description:
-    'The headers or the body did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS). ' +
-    'Not counted; the connection is closed.',
-};
-
-const overDailyLimit = (limit: number): GlobalResponse => ({
-  ...errorResponse(429, rateLimitMessage(limit)),
-  description: 'Daily limit of the caller exceeded (until 00:00 UTC).',
-  headers: rateLimitHeaderDocs(true),
-});
-
-const OTHER_ERRORS: GlobalResponse[] = [
+/** Global, so a module a team adds is documented with them without touching this file. */
+const globalErrorResponses = (limit: number): GlobalResponse[] => [
+  {
+    ...errorResponse(408),
+    description:
+      'The headers or the body did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS). ' +
+      'Not counted; the connection is closed.',
+  },
+  {
+    ...errorResponse(429, rateLimitMessage(limit)),
+    description: 'Daily limit of the caller exceeded (until 00:00 UTC).',
+    headers: rateLimitHeaderDocs(true),
+  },
   {
     ...errorResponse(431),
     description: 'Request headers over 16 KiB. Not counted; the connection is closed.',
   },
-  {
-    ...errorResponse(500),
-    description: 'Unexpected failure (the detail is logged, never sent).',
-  },
+  { ...errorResponse(500), description: 'Unexpected failure (the detail is logged, never sent).' },
   {
     ...errorResponse(503, OVER_CONNECTION_CAP_MESSAGE),
     description:
@@ -70,13 +66,6 @@ const OTHER_ERRORS: GlobalResponse[] = [
       'A request line whose HTTP version is not 1.0 or 1.1 (HTTP/2.0, HTTP/0.9). Not counted; ' +
       'the connection is closed.',
   },
-];
-
-/** Global, so a module a team adds is documented with them without touching this file. */
-const globalErrorResponses = (limit: number): GlobalResponse[] => [
-  TIMED_OUT,
-  overDailyLimit(limit),
-  ...OTHER_ERRORS,
 ];
 
 /**

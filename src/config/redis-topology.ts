@@ -27,7 +27,7 @@ export function redisNodesProblem(value: unknown): string | undefined {
   return 'must be host:port pairs separated by commas, an IPv6 address in brackets (e.g. 10.0.0.5:26379,[fd00::5]:26379)';
 }
 
-const ENDPOINTS = ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const;
+export const REDIS_ENDPOINTS = ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const;
 /** With Sentinel or Cluster only: REDIS_URL carries its own. */
 const NODE_AUTH = ['REDIS_USERNAME', 'REDIS_PASSWORD', 'REDIS_TLS'] as const;
 const SENTINEL_ONLY = [
@@ -39,15 +39,11 @@ const SENTINEL_ONLY = [
 
 /** All the store reads to connect (docs/operations.md). */
 export const REDIS_SETTINGS = [
-  ...ENDPOINTS,
+  ...REDIS_ENDPOINTS,
   ...NODE_AUTH,
   ...SENTINEL_ONLY,
   'REDIS_COMMAND_TIMEOUT_MS',
 ] as const;
-
-export function redisEndpointGiven(given: Record<string, unknown>): string | undefined {
-  return ENDPOINTS.find((name) => given[name] !== undefined);
-}
 
 /**
  * Two endpoints are two deployments (which one counts is a guess); a setting the chosen topology
@@ -55,7 +51,7 @@ export function redisEndpointGiven(given: Record<string, unknown>): string | und
  * beside an endpoint: saying where Redis is means Redis (RATE_LIMIT_STORE then defaults to redis).
  */
 export function redisTopologyConflict(given: Record<string, unknown>): string | undefined {
-  const endpoints = ENDPOINTS.filter((name) => given[name] !== undefined);
+  const endpoints = REDIS_ENDPOINTS.filter((name) => given[name] !== undefined);
   if (endpoints.length > 1)
     return `${endpoints.slice(0, -1).join(', ')} and ${endpoints.at(-1)} are set: set only one of REDIS_URL, REDIS_SENTINELS (with REDIS_SENTINEL_NAME) or REDIS_CLUSTER_NODES`;
   const sentinels = given.REDIS_SENTINELS !== undefined;

@@ -2,9 +2,7 @@
 const MAX_DATABASE = 2_147_483_647;
 
 const EXAMPLE = 'e.g. redis://127.0.0.1:6379 or rediss://user:password@host:6380/2';
-
 const NOT_A_REDIS_URL = `must be a redis:// or rediss:// URL, ${EXAMPLE}`;
-
 const ENCODE_CREDENTIALS =
   'must percent-encode "/", "?", "#" and "%" in its user name and password (as %2F, %3F, %23 and %25)';
 

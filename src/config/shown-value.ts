@@ -4,7 +4,6 @@ const SECRET_SETTINGS = new Set(['REDIS_PASSWORD', 'REDIS_SENTINEL_PASSWORD']);
 const NODE_LISTS = new Set(['REDIS_SENTINELS', 'REDIS_CLUSTER_NODES']);
 
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
-
 const NOT_SHOWN = ' (value not shown: it may hold a password)';
 
 /**

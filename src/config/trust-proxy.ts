@@ -11,7 +11,6 @@ const MAX_HOPS = 32;
 const TRUST_PROXY_RULE =
   'must be off, a hop count (0-32), or comma-separated proxy addresses or CIDRs ' +
   '(loopback, linklocal and uniquelocal name ranges)';
-
 const EVERY_ADDRESS =
   'trusts every address, as true would (any client could name itself in X-Forwarded-For): ' +
   "list only the proxies' addresses or ranges";

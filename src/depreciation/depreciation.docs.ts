@@ -19,25 +19,18 @@ import { DepreciationResponseDto } from './dto/depreciation-response.dto';
 
 const RATE_LIMIT_HEADER_DOCS = rateLimitHeaderDocs();
 
+const SEDAN = {
+  purchaseYear: 2020,
+  purchasePrice: 25000,
+  vehicleType: 'sedan',
+  currentMileage: 50000,
+};
+
 const EXAMPLES = {
-  sedan: {
-    summary: 'A 2020 sedan with 50,000 miles',
-    value: {
-      purchaseYear: 2020,
-      purchasePrice: 25000,
-      vehicleType: 'sedan',
-      currentMileage: 50000,
-    },
-  },
+  sedan: { summary: 'A 2020 sedan with 50,000 miles', value: SEDAN },
   projection: {
     summary: 'The same sedan, with the next 5 years projected',
-    value: {
-      purchaseYear: 2020,
-      purchasePrice: 25000,
-      vehicleType: 'sedan',
-      currentMileage: 50000,
-      projectionYears: 5,
-    },
+    value: { ...SEDAN, projectionYears: 5 },
   },
 };
 
@@ -51,10 +44,7 @@ export const ApiDepreciate = (): MethodDecorator =>
         'the purchase year to the current UTC year; with `projectionYears`, the value for each of the ' +
         'next years too. Counted against the daily limit (once, projection or not), valid or not.',
     }),
-    ApiBody({
-      type: CalculateDepreciationDto,
-      examples: EXAMPLES,
-    }),
+    ApiBody({ type: CalculateDepreciationDto, examples: EXAMPLES }),
     ApiOkResponse({
       type: DepreciationResponseDto,
       description: 'The valuation.',

@@ -12,9 +12,8 @@ function stdoutLogger(config: ConfigService<Environment, true>, metrics: Metrics
     help: 'Log lines dropped because stdout held LOG_BUFFER_BYTES its reader had not read.',
     registers: [metrics.registry],
   });
-  const output = new StdoutLog(config.get('LOG_BUFFER_BYTES', { infer: true }), () =>
-    dropped.inc(),
-  );
+  const bufferBytes = config.get('LOG_BUFFER_BYTES', { infer: true });
+  const output = new StdoutLog(bufferBytes, () => dropped.inc());
   const logger = createAppLogger(config.get('LOG_LEVEL', { infer: true }), output);
   output.whenResumed((lines) =>
     logger.pino.warn(
@@ -32,11 +31,7 @@ function stdoutLogger(config: ConfigService<Environment, true>, metrics: Metrics
 @Global()
 @Module({
   providers: [
-    {
-      provide: AppLogger,
-      inject: [ConfigService, MetricsService],
-      useFactory: stdoutLogger,
-    },
+    { provide: AppLogger, inject: [ConfigService, MetricsService], useFactory: stdoutLogger },
   ],
   exports: [AppLogger],
 })

@@ -23,8 +23,6 @@ export interface JsonLineFormat {
   destination: DestinationStream;
 }
 
-type RequestLevel = 'info' | 'warn' | 'error';
-
 /** A string as JSON, or nothing (pino leaves out a field whose value is undefined). */
 const field = (name: string, value: string | undefined, comma = ',') =>
   value === undefined ? '' : `${comma}"${name}":${JSON.stringify(value)}`;
@@ -67,5 +65,5 @@ export function requestLog(logger: { pino: Logger; format: JsonLineFormat }): An
  * A 5xx is an error, but for a 503, said on purpose (a readiness probe while Redis is away), and a
  * 505, which any client can send at will: neither may page an operator.
  */
-const levelOf = (status: number | null): RequestLevel =>
+const levelOf = (status: number | null): 'info' | 'warn' | 'error' =>
   status === null || status < 500 || status === 505 ? 'info' : status === 503 ? 'warn' : 'error';

@@ -42,10 +42,7 @@ export class StdoutLog implements DestinationStream {
 
   /** A line that may wait for the end of this turn, counted against the same bound. */
   writeSoon(line: string): void {
-    if (!this.takes(this.held.length)) {
-      this.dropped();
-      return;
-    }
+    if (!this.takes(this.held.length)) return this.dropped();
     if (this.held === '') {
       setImmediate(() => this.writeHeld());
       process.once('exit', this.writeHeldAtExit);
@@ -67,11 +64,9 @@ export class StdoutLog implements DestinationStream {
     return stdoutDrained(timeoutMs, this.out);
   }
 
-  private lostIfFailed(lines: string): (error?: Error | null) => void {
-    return (error) => {
-      if (error) this.droppedEach(lines);
-    };
-  }
+  private readonly lostIfFailed = (lines: string) => (error?: Error | null) => {
+    if (error) this.droppedEach(lines);
+  };
 
   private droppedEach(lines: string): void {
     let at = lines.indexOf('\n');
@@ -87,17 +82,16 @@ export class StdoutLog implements DestinationStream {
   private dropped(): void {
     this.onDrop();
     this.droppedSinceDrain += 1;
-    if (this.droppedSinceDrain === 1) this.out.once('drain', () => this.drained());
+    if (this.droppedSinceDrain > 1) return;
+    this.out.once('drain', () => {
+      const dropped = this.droppedSinceDrain;
+      this.droppedSinceDrain = 0;
+      this.onResumed(dropped);
+    });
   }
 
   whenResumed(report: (dropped: number) => void): void {
     this.onResumed = report;
-  }
-
-  private drained(): void {
-    const dropped = this.droppedSinceDrain;
-    this.droppedSinceDrain = 0;
-    this.onResumed(dropped);
   }
 }
 

@@ -20,9 +20,8 @@ export function routeLabel(matched: unknown, method: string): string {
   const route = matched as ExpressRoute | undefined;
   if (route === undefined || typeof route.path !== 'string') return UNMATCHED_ROUTE;
   const methods = route.methods ?? {};
-  if (takesEveryMethod(methods) || (methods.get && methods.post && methods.delete)) {
+  if (takesEveryMethod(methods) || (methods.get && methods.post && methods.delete))
     return UNMATCHED_ROUTE;
-  }
   if (method === 'HEAD' && !methods.head && !methods.get) return UNMATCHED_ROUTE;
   return route.path;
 }

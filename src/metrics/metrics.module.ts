@@ -4,8 +4,5 @@ import { MetricsService } from './metrics.service';
 
 /** Global so that any module can inject MetricsService to add its own metrics. */
 @Global()
-@Module({
-  providers: [MetricsService, MetricsServer],
-  exports: [MetricsService],
-})
+@Module({ providers: [MetricsService, MetricsServer], exports: [MetricsService] })
 export class MetricsModule {}

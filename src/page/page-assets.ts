@@ -34,25 +34,16 @@ export function clientPath(): string {
   return require.resolve('@vehicle-depreciation/client');
 }
 
-export const asset = (
-  path: string,
-  contentType: string,
-  cacheControl = OWN_FILE_CACHING,
-): PageAsset => ({
-  body: readFileSync(path),
-  contentType,
-  cacheControl,
-});
+export function asset(path: string, type: string, cacheControl = OWN_FILE_CACHING): PageAsset {
+  return { body: readFileSync(path), contentType: type, cacheControl };
+}
 
 /** Read once, so a missing file stops start-up; only these names exist, no directory to walk. */
-export function loadPageAssets(root: string = packageRoot()): {
-  page: PageAsset;
-  assets: ReadonlyMap<string, PageAsset>;
-} {
+export function loadPageAssets(root: string = packageRoot()) {
   const file = (name: string) => join(root, 'public', name);
   return {
     page: asset(file('index.html'), 'text/html; charset=utf-8'),
-    assets: new Map([
+    assets: new Map<string, PageAsset>([
       ['calculator.js', asset(file('calculator.js'), 'text/javascript; charset=utf-8')],
       ['depreciation-client.js', asset(clientPath(), 'text/javascript; charset=utf-8')],
       ['calculator.css', asset(file('calculator.css'), 'text/css; charset=utf-8')],

@@ -26,6 +26,16 @@ const DIRECTIVES = {
 };
 
 /**
+ * Swagger UI's index page has inline `<style>` blocks and `style` attributes, and its stylesheet
+ * draws icons from data: URLs. Scripts stay same-origin (its init script is a file).
+ */
+const DOCS_DIRECTIVES = {
+  ...DIRECTIVES,
+  styleSrc: [...SELF, "'unsafe-inline'"],
+  imgSrc: [...SELF, 'data:'],
+};
+
+/**
  * What a JSON answer needs of helmet's set (OWASP REST cheat sheet); the others govern how a
  * browser renders a document, which a JSON answer is not.
  */
@@ -34,16 +44,6 @@ export const JSON_SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ['Strict-Transport-Security', 'max-age=31536000; includeSubDomains'],
   ['X-Content-Type-Options', 'nosniff'],
 ];
-
-const isDocsPath = (path: string, docsPath: string): boolean =>
-  path === `/${docsPath}` || path.startsWith(`/${docsPath}/`);
-
-const isDocumentPath = (path: string, docsPath: string): boolean =>
-  path === PAGE_PATH || path.startsWith(ASSETS_PATH) || isDocsPath(path, docsPath);
-
-/** As Express matches a middleware mounted at `/${docsPath}`. */
-const underDocs = (path: string, docsPath: string): boolean =>
-  isDocsPath(expressPath(path), docsPath);
 
 /** Checked once here, not on every answer. */
 const JSON_SET = fixedHeaders(JSON_SECURITY_HEADERS);
@@ -55,14 +55,17 @@ const CORS_PREFLIGHT = fixedHeaders(CORS_PREFLIGHT_HEADERS);
  * path; a preflight is answered here, before routing, so it is never counted.
  */
 export function responseHeaders(docsPath: string): Middleware {
+  const isDocs = (path: string) => path === `/${docsPath}` || path.startsWith(`/${docsPath}/`);
+  const isDocument = (path: string) =>
+    path === PAGE_PATH || path.startsWith(ASSETS_PATH) || isDocs(path);
   const forDocuments = helmet({ contentSecurityPolicy: { directives: DIRECTIVES } });
-  const forDocs = docsContentSecurityPolicy();
+  const forDocs = contentSecurityPolicy({ directives: DOCS_DIRECTIVES });
   return (request, response, next) => {
     const path = pathOf(request.url ?? '/');
-    // Matched as Express matched the docs CSP's mount: on its parsed path (`req.path`), which an
-    // absolute-form target or a fragment does not change.
-    const underDocsMount = underDocs((request as { path?: string }).path ?? path, docsPath);
-    if (!underDocsMount && !isDocumentPath(path, docsPath)) {
+    // Matched as Express matched the docs CSP's mount (`/${docsPath}`): on its parsed path
+    // (`req.path`), which an absolute-form target or a fragment does not change.
+    const underDocsMount = isDocs(expressPath((request as { path?: string }).path ?? path));
+    if (!underDocsMount && !isDocument(path)) {
       // The API's answers: no callback per request.
       setFixedHeaders(response, JSON_SET);
       return corsHeaders(request, response, next);
@@ -71,7 +74,7 @@ export function responseHeaders(docsPath: string): Middleware {
       error === undefined ? corsHeaders(request, response, next) : next(error);
     const docs = (error?: unknown) =>
       error === undefined && underDocsMount ? forDocs(request, response, cors) : cors(error);
-    if (isDocumentPath(path, docsPath)) return forDocuments(request, response, docs);
+    if (isDocument(path)) return forDocuments(request, response, docs);
     setFixedHeaders(response, JSON_SET);
     docs();
   };
@@ -86,16 +89,3 @@ const corsHeaders: Middleware = (request, response, next) => {
   response.statusCode = 204;
   response.end();
 };
-
-/**
- * Swagger UI's index page has inline `<style>` blocks and `style` attributes, and its stylesheet
- * draws icons from data: URLs. Scripts stay same-origin (its init script is a file).
- */
-const docsContentSecurityPolicy = (): Middleware =>
-  contentSecurityPolicy({
-    directives: {
-      ...DIRECTIVES,
-      styleSrc: [...SELF, "'unsafe-inline'"],
-      imgSrc: [...SELF, 'data:'],
-    },
-  });

@@ -18,77 +18,48 @@ export const FREEZE_AGE = 25;
 export const EXCESS_MILEAGE_PENALTY_PER_YEAR = 0.04;
 export const MAX_MILEAGE_PENALTY = 0.3;
 
+const row = (rates: Omit<RateRow, 'source'>, source: string): RateRow => ({ ...rates, source });
+
 /**
  * 5-year losses, 1 − (1 − f)(1 − r)^4, are anchored on published ones (docs/model.md). Floors:
  * state tax schedules bottom out at 9–15 % (Montana MCA 61-3-503, Nevada NRS 371.060, Massachusetts
  * excise). Expected miles: FHWA 13,476 miles per driver per year.
  */
 export const RATES = {
-  sedan: {
-    firstYear: 0.18,
-    laterYears: 0.125,
-    floor: 0.1,
-    milesPerYear: 13_500,
-    source: '5-year loss 52 %: KBB ~55 %, Edmunds ~60 %, iSeeCars cars 54 % (2018)',
-  },
-  economy: {
-    firstYear: 0.15,
-    laterYears: 0.12,
-    floor: 0.1,
-    milesPerYear: 13_500,
-    source: '5-year loss 49 %: iSeeCars non-luxury 36.8 % vs 38.8 % overall (2023)',
-  },
-  suv: {
-    firstYear: 0.15,
-    laterYears: 0.115,
-    floor: 0.12,
-    milesPerYear: 13_500,
-    source: '5-year loss 48 %: iSeeCars SUVs 48.9 % (2025), 41.2 % (2023), 51.6 % (2019)',
-  },
-  truck: {
-    firstYear: 0.12,
-    laterYears: 0.09,
-    floor: 0.15,
-    milesPerYear: 13_500,
-    source: '5-year loss 40 %: iSeeCars trucks 40.4 % (2025), 34.8 % (2023), 42.7 % (2019)',
-  },
-  luxury: {
-    firstYear: 0.22,
-    laterYears: 0.15,
-    floor: 0.08,
-    milesPerYear: 13_500,
-    source:
-      '5-year loss 59 %: iSeeCars luxury 48.1 % vs 38.8 % overall (2023); luxury sedans 51–56 % at 3 years',
-  },
-  sports: {
-    firstYear: 0.15,
-    laterYears: 0.09,
-    floor: 0.15,
-    milesPerYear: 10_000,
-    source:
-      '5-year loss 42 %: iSeeCars, sports cars among the best retainers (wide spread by model)',
-  },
-  ev: {
-    firstYear: 0.25,
-    laterYears: 0.14,
-    floor: 0.08,
-    milesPerYear: 13_500,
-    source: '5-year loss 59 %: iSeeCars EVs 58.8 % (2025), 49.1 % (2023), 67.1 % (2019)',
-  },
-  motorcycle: {
-    firstYear: 0.15,
-    laterYears: 0.08,
-    floor: 0.1,
-    milesPerYear: 3_000,
-    source:
-      '5-year loss 39 %: ~20 % by year 2, then ~5 %/yr (Bennetts BikeSocial, AutoApprove); KBB motorcycle guide 3,000 mi/yr',
-  },
-  rv: {
-    firstYear: 0.2,
-    laterYears: 0.11,
-    floor: 0.1,
-    milesPerYear: 5_000,
-    source:
-      '5-year loss 50 %: 49–66 % at 5 years by class (godownsize RV guide); RVIA ~4,500 mi/yr',
-  },
-} as const satisfies Record<VehicleType, RateRow>;
+  sedan: row(
+    { firstYear: 0.18, laterYears: 0.125, floor: 0.1, milesPerYear: 13_500 },
+    '5-year loss 52 %: KBB ~55 %, Edmunds ~60 %, iSeeCars cars 54 % (2018)',
+  ),
+  economy: row(
+    { firstYear: 0.15, laterYears: 0.12, floor: 0.1, milesPerYear: 13_500 },
+    '5-year loss 49 %: iSeeCars non-luxury 36.8 % vs 38.8 % overall (2023)',
+  ),
+  suv: row(
+    { firstYear: 0.15, laterYears: 0.115, floor: 0.12, milesPerYear: 13_500 },
+    '5-year loss 48 %: iSeeCars SUVs 48.9 % (2025), 41.2 % (2023), 51.6 % (2019)',
+  ),
+  truck: row(
+    { firstYear: 0.12, laterYears: 0.09, floor: 0.15, milesPerYear: 13_500 },
+    '5-year loss 40 %: iSeeCars trucks 40.4 % (2025), 34.8 % (2023), 42.7 % (2019)',
+  ),
+  luxury: row(
+    { firstYear: 0.22, laterYears: 0.15, floor: 0.08, milesPerYear: 13_500 },
+    '5-year loss 59 %: iSeeCars luxury 48.1 % vs 38.8 % overall (2023); luxury sedans 51–56 % at 3 years',
+  ),
+  sports: row(
+    { firstYear: 0.15, laterYears: 0.09, floor: 0.15, milesPerYear: 10_000 },
+    '5-year loss 42 %: iSeeCars, sports cars among the best retainers (wide spread by model)',
+  ),
+  ev: row(
+    { firstYear: 0.25, laterYears: 0.14, floor: 0.08, milesPerYear: 13_500 },
+    '5-year loss 59 %: iSeeCars EVs 58.8 % (2025), 49.1 % (2023), 67.1 % (2019)',
+  ),
+  motorcycle: row(
+    { firstYear: 0.15, laterYears: 0.08, floor: 0.1, milesPerYear: 3_000 },
+    '5-year loss 39 %: ~20 % by year 2, then ~5 %/yr (Bennetts BikeSocial, AutoApprove); KBB motorcycle guide 3,000 mi/yr',
+  ),
+  rv: row(
+    { firstYear: 0.2, laterYears: 0.11, floor: 0.1, milesPerYear: 5_000 },
+    '5-year loss 50 %: 49–66 % at 5 years by class (godownsize RV guide); RVIA ~4,500 mi/yr',
+  ),
+} satisfies Record<VehicleType, RateRow>;
