@@ -70,7 +70,6 @@ function readUpTo(
   response: ServerResponse,
   next: NextFunction,
 ): void {
-  const limit = errors.settings.bodyLimit;
   const source: Readable = decoder === null ? request : request.pipe(decoder);
   const chunks: Buffer[] = [];
   let size = 0;
@@ -85,7 +84,7 @@ function readUpTo(
   };
   const onData = (chunk: Buffer) => {
     size += chunk.length;
-    if (size <= limit) chunks.push(chunk);
+    if (size <= errors.settings.bodyLimit) chunks.push(chunk);
     else {
       stop();
       errors.send(response, 413);
