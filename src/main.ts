@@ -2,20 +2,23 @@ import './compile-cache';
 // Before Nest loads: from here on SIGUSR1 cannot open the inspector (inspector-signal.ts).
 import { reportInspectorSignal } from './common/inspector-signal';
 import { Logger } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
-import { createApp } from './app.factory';
-import { AppModule } from './app.module';
 import { explainListenError } from './common/listen-error';
 import { StartupRefusal } from './common/startup-refusal';
-import { Environment } from './config/environment';
+import { validateEnvironment } from './config/environment';
 import { errorText } from './common/error-text';
 import { stdoutDrained } from './logging/stdout-log';
+import { tracingSettings } from './tracing/tracing-settings';
 
 async function bootstrap(): Promise<void> {
+  // A bad setting is refused before the application's modules load, in a fraction of the start;
+  // AppModule validates the same way again, for the apps tests make without main.ts.
+  const { PORT: port, HOST: host } = validateEnvironment(process.env);
+  tracingSettings(process.env);
+  // One at a time: require(esm) refuses a module that a concurrent import() is still loading.
+  const { createApp } = await import('./app.factory.js');
+  const { AppModule } = await import('./app.module.js');
   const app = await createApp(AppModule, { shutDownOnSignals: true });
   reportInspectorSignal((message) => Logger.warn(message, 'Signals'));
-  const config = app.get<ConfigService<Environment, true>>(ConfigService);
-  const [port, host] = [config.get('PORT', { infer: true }), config.get('HOST', { infer: true })];
   await app.listen(port, host).catch((error: unknown) => {
     throw explainListenError(error, { host, port, hostVariable: 'HOST', portVariable: 'PORT' });
   });
