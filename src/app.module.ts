@@ -14,10 +14,9 @@ import { PageController } from './page/page.controller';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
-import { CORS_ANSWER_HEADERS } from './security/cors.options';
 import { Tracing } from './tracing/tracing';
 import { tracingSettings } from './tracing/tracing-settings';
-import { JSON_SECURITY_HEADERS } from './security/security-headers';
+import { CORS_ANSWER_HEADERS, JSON_SECURITY_HEADERS } from './security/security-headers';
 
 /**
  * Global: the one error writer, so every error response, the edge's too, carries CORS (a page can

@@ -3,12 +3,12 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { AfterRoutes } from './common/after-routes';
 import { ErrorResponses } from './common/error-responses';
 import { inOrder } from './common/in-order';
-import { ShutdownState } from './common/shutdown-state';
 import { Environment } from './config/environment';
 import type { AnswerObserver } from './common/answer-record';
-import { type EdgeSettings, installEdge } from './edge/edge';
+import { EDGE_SETTINGS, type EdgeSettings, installEdge } from './edge/edge';
 import { trustProxyTest } from './common/platform-internals';
 import { readJsonBody } from './common/json-body';
+import { ShutdownState } from './health/health.controller';
 import { AppLogger } from './logging/app-logger';
 import { requestLog } from './logging/request-log';
 import { MetricsServer } from './metrics/metrics.server';
@@ -25,27 +25,6 @@ export interface AppSetup {
   shutDownOnSignals?: boolean;
 }
 
-const edgeSettings = (config: Config): EdgeSettings => ({
-  limits: {
-    maxConnections: config.get('MAX_CONNECTIONS', { infer: true }),
-    maxConnectionsPerClient: config.get('MAX_CONNECTIONS_PER_CLIENT', { infer: true }),
-    connectionRefusalsPerClient: config.get('CONNECTION_REFUSALS_PER_CLIENT', { infer: true }),
-    connectionRefusalTimeoutMs: config.get('CONNECTION_REFUSAL_TIMEOUT_MS', { infer: true }),
-    maxPipelinedRequests: config.get('MAX_PIPELINED_REQUESTS', { infer: true }),
-    headersTimeoutMs: config.get('HEADERS_TIMEOUT_MS', { infer: true }),
-    requestTimeoutMs: config.get('REQUEST_TIMEOUT_MS', { infer: true }),
-    keepAliveTimeoutMs: config.get('KEEP_ALIVE_TIMEOUT_MS', { infer: true }),
-  },
-  lingering: {
-    timeMs: config.get('LINGERING_TIME_MS', { infer: true }),
-    timeoutMs: config.get('LINGERING_TIMEOUT_MS', { infer: true }),
-  },
-  shutdown: {
-    timeoutMs: config.get('SHUTDOWN_TIMEOUT_MS', { infer: true }),
-    drainDelayMs: config.get('SHUTDOWN_DRAIN_DELAY_MS', { infer: true }),
-  },
-});
-
 export const appObservers = (app: NestExpressApplication): AnswerObserver[] => [
   requestLog(app.get(AppLogger)),
   app.get(MetricsService).http.record,
@@ -59,10 +38,11 @@ export function installEdgeFor(
   observers: AnswerObserver[] = appObservers(app),
 ): void {
   const config = app.get<Config>(ConfigService);
+  const settings = EDGE_SETTINGS.map((name) => [name, config.get(name, { infer: true })]);
   installEdge(
     { api: app.getHttpServer(), metrics: app.get(MetricsServer).server },
     {
-      ...edgeSettings(config),
+      ...(Object.fromEntries(settings) as EdgeSettings),
       errors: app.get(ErrorResponses),
       observers,
       serverSpans: (listener) => app.get(Tracing).serverSpans(listener),
@@ -79,13 +59,12 @@ export function installEdgeFor(
 }
 
 export function applyHttpSettings(app: NestExpressApplication): void {
-  const config = app.get<Config>(ConfigService);
   app.useLogger(app.get(AppLogger));
   app.flushLogs();
   app.disable('x-powered-by');
   app.set('etag', false);
   // Off unless configured: an untrusted peer's X-Forwarded-For must not change req.ip (the client).
-  app.set('trust proxy', config.get('TRUST_PROXY', { infer: true }));
+  app.set('trust proxy', app.get<Config>(ConfigService).get('TRUST_PROXY', { infer: true }));
 }
 
 /**
@@ -100,8 +79,7 @@ export const requestMiddlewares = (app: NestExpressApplication) => ({
 
 /** After the API's routes (AfterRoutes): an API request never tests a route of the docs. */
 export function serveDocs(app: NestExpressApplication): void {
-  const limit = app.get(DailyLimitPolicy).limit;
-  app.get(AfterRoutes).add(() => setupSwagger(app, limit));
+  app.get(AfterRoutes).add(() => setupSwagger(app));
 }
 
 /** The bench assembles its variants from these same steps (bench/assemble.ts). */

@@ -2,7 +2,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp } from './app.factory';
 import { errorText } from './common/error-text';
-import { DailyLimitPolicy } from './rate-limit/daily-limit.policy';
 import { buildOpenApiDocument } from './swagger';
 
 /** The committed contract (docs/contract.md, "Versioning"). */
@@ -14,7 +13,7 @@ const OPENAPI_FILE = join(__dirname, '..', 'openapi.json');
  */
 async function writeOpenApi(): Promise<void> {
   const app = await createApp();
-  const document = buildOpenApiDocument(app, app.get(DailyLimitPolicy).limit);
+  const document = buildOpenApiDocument(app);
   writeFileSync(OPENAPI_FILE, `${JSON.stringify(document, null, 2)}\n`);
   await app.close();
 }

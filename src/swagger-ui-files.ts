@@ -3,42 +3,32 @@ import type { RequestHandler } from 'express';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { bodyFor } from './common/error-responses';
-import { asset, LIBRARY_CACHING, OWN_FILE_CACHING, type PageAsset } from './page/page-assets';
-
-const CSS = 'text/css; charset=utf-8';
-const JAVASCRIPT = 'text/javascript; charset=utf-8';
-const PNG = 'image/png';
+import { asset, LIBRARY_CACHING, OWN_FILE_CACHING } from './page/page-assets';
 
 /** Only what the page loads: not the package's README, LICENSE, source maps or other bundles. */
 const UI_FILES: ReadonlyArray<readonly [string, string]> = [
-  ['swagger-ui.css', CSS],
-  ['swagger-ui-bundle.js', JAVASCRIPT],
-  ['swagger-ui-standalone-preset.js', JAVASCRIPT],
-  ['favicon-32x32.png', PNG],
-  ['favicon-16x16.png', PNG],
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+  ['swagger-ui-standalone-preset.js', 'text/javascript; charset=utf-8'],
+  ['favicon-32x32.png', 'image/png'],
+  ['favicon-16x16.png', 'image/png'],
 ];
 
 /** Answered by SwaggerModule itself, relative to the docs path (`/docs` and `/docs/` alike). */
 const SWAGGER_MODULE_PATHS = new Set(['/', '/swagger-ui-init.js']);
 
 /**
- * Read once, so a missing file stops start-up rather than failing a visitor; from the copy
- * @nestjs/swagger itself depends on, the one its page is made for.
- */
-function loadUiFiles(): ReadonlyMap<string, PageAsset> {
-  const fromSwaggerModule = createRequire(require.resolve('@nestjs/swagger'));
-  const folder = dirname(fromSwaggerModule.resolve('swagger-ui-dist/package.json'));
-  return new Map(
-    UI_FILES.map(([name, type]) => [`/${name}`, asset(join(folder, name), type, LIBRARY_CACHING)]),
-  );
-}
-
-/**
  * Mounted before SwaggerModule so no request reaches its static folder, which would serve the whole
  * package with ETags and ranges and answer `/docs/.` with an HTML redirect.
  */
 export function swaggerUiFiles(): RequestHandler {
-  const files = loadUiFiles();
+  // Read once, so a missing file stops start-up rather than failing a visitor; from the copy
+  // @nestjs/swagger itself depends on, the one its page is made for.
+  const fromSwaggerModule = createRequire(require.resolve('@nestjs/swagger'));
+  const folder = dirname(fromSwaggerModule.resolve('swagger-ui-dist/package.json'));
+  const files = new Map(
+    UI_FILES.map(([name, type]) => [`/${name}`, asset(join(folder, name), type, LIBRARY_CACHING)]),
+  );
   return (request, response, next) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return next();
     if (SWAGGER_MODULE_PATHS.has(request.path)) {

@@ -3,6 +3,7 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { errorResponse } from './common/error-response.dto';
 import { swaggerUiFiles } from './swagger-ui-files';
 import { OVER_CONNECTION_CAP_MESSAGE, rateLimitMessage } from './common/error-messages';
+import { DailyLimitPolicy } from './rate-limit/daily-limit.policy';
 import {
   rateLimitHeaderDocs,
   useLimitInHeaderExamples,
@@ -72,7 +73,8 @@ const globalErrorResponses = (limit: number): GlobalResponse[] => [
  * Declare a new `@ApiTags` tag here, or the OpenAPI lint fails (`operation-tag-defined`). The
  * server `/` is what clients assume anyway, said out loud for `no-empty-servers`.
  */
-export function buildOpenApiDocument(app: INestApplication, limit: number): OpenAPIObject {
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const { limit } = app.get(DailyLimitPolicy);
   const config = new DocumentBuilder()
     .setTitle('Vehicle Depreciation API')
     .setDescription(
@@ -91,8 +93,8 @@ export function buildOpenApiDocument(app: INestApplication, limit: number): Open
 }
 
 /** JSON only (no /docs-yaml): one form to keep cached and tested, and every tool reads JSON. */
-export function setupSwagger(app: INestApplication, limit: number): void {
-  const document = buildOpenApiDocument(app, limit);
+export function setupSwagger(app: INestApplication): void {
+  const document = buildOpenApiDocument(app);
   app.use(`/${DOCS_PATH}`, swaggerUiFiles());
   SwaggerModule.setup(DOCS_PATH, app, document, {
     jsonDocumentUrl: `${DOCS_PATH}-json`,

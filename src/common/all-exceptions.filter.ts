@@ -1,5 +1,4 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
 import type { ServerResponse } from 'node:http';
 import { ErrorResponses } from './error-responses';
 import { toErrorBody } from './error-body';
@@ -30,27 +29,20 @@ function errorBodyFor(exception: unknown, request: RoutedRequest) {
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('ExceptionsHandler');
 
-  constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    private readonly errors: ErrorResponses,
-  ) {}
+  constructor(private readonly errors: ErrorResponses) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
+    const response = http.getResponse<ServerResponse>();
     // The edge answered this request already (its body broke off, or timed out) while it was being
     // handled: whatever the handling throws now is a consequence, not a fault.
-    if (http.getResponse<ServerResponse>().writableEnded) return;
+    if (response.writableEnded) return;
     const request = http.getRequest<RoutedRequest>();
     const { expected, statusCode, message } = errorBodyFor(exception, request);
     if (!expected) this.logger.error({ reqId: request.id, ...loggedError(exception) });
-    const { httpAdapter } = this.adapterHost;
-    const response: unknown = http.getResponse();
-    if (httpAdapter.isHeadersSent(response)) {
-      // Too late for a status line: end what was started rather than write a second answer.
-      httpAdapter.end(response);
-      return;
-    }
+    // Too late for a status line: end what was started rather than write a second answer.
+    if (response.headersSent) response.end();
     // The same bytes as the edge's own refusals.
-    this.errors.send(response as ServerResponse, statusCode, message);
+    else this.errors.send(response, statusCode, message);
   }
 }

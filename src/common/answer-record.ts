@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Span } from '@opentelemetry/api';
+import type { Request } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { clientAddress } from './client-key';
@@ -44,18 +45,12 @@ export function pathOf(url: string): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
-/** The request as Express left it, or as the socket writer read it. */
-interface RecordedRequest {
-  method?: string;
-  url?: string;
-  /** Express's whole URL, when a router mounted under a path changed `url`. */
-  originalUrl?: string;
-  route?: unknown;
-  ip?: string;
+/** As Express left the request (`originalUrl`: its whole URL), or as the socket writer read it. */
+type RecordedRequest = Partial<Pick<Request, 'method' | 'url' | 'originalUrl' | 'route' | 'ip'>> & {
   socket: Socket;
   id?: string;
   span?: Span;
-}
+};
 
 export function answerRecord(
   request: RecordedRequest,

@@ -1,38 +1,23 @@
 import { once } from 'node:events';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import {
-  AnswerHeader,
-  beforeHead,
-  CHECKED_ON,
-  fixedHeaders,
-  detachParser,
-  onDestroySoon,
-  responseOn,
-  parseNoFurtherRequests,
-  setFixedHeaders,
-} from './platform-internals';
+import { AnswerHeader, CHECKED_ON, fixedHeaders, setFixedHeaders } from './platform-internals';
 import { listenOnLoopback } from '../testing/http';
 
 type Handled = { request: IncomingMessage; response: ServerResponse };
 
 /**
- * Each private or undocumented property the edge relies on, checked on a real http.Server, its
- * sockets and a real Express application: on a version where one has moved, the test named after
- * it fails.
+ * Each private Node property the request path shares (the edge's own: src/edge/internals.spec.ts),
+ * checked on a real http.Server: on a version where one has moved, the test named after it fails.
  */
 describe(`The internals of Node ${CHECKED_ON.node}`, () => {
   let server: Server;
   let port: number;
   const handled: Handled[] = [];
-  const sockets: Socket[] = [];
 
   beforeEach(async () => {
-    handled.length = sockets.length = 0;
+    handled.length = 0;
     server = createServer((request, response) => handled.push({ request, response }));
-    server.on('connection', (socket: Socket) => {
-      sockets.push(socket);
-    });
     port = await listenOnLoopback(server);
   });
   afterEach(() => {
@@ -50,68 +35,6 @@ describe(`The internals of Node ${CHECKED_ON.node}`, () => {
     return { client, at: handled[handled.length - 1] };
   }
   const GET = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n';
-
-  it('`socket.parser`: Node parses the reads itself, request after request (`_consumed`)', async () => {
-    const { client, at } = await sent(GET);
-    at.response.end();
-    const next = once(server, 'request');
-    client.write(GET);
-    await next;
-    const parser = (sockets[0] as unknown as { parser?: { _consumed?: boolean } }).parser;
-    expect(parser?._consumed).toBe(true);
-  });
-
-  it('`parser.onIncoming`: -1 stops the parse of a read at the next request, as a clientError', async () => {
-    const errors: Array<{ code?: string; bytesParsed?: number }> = [];
-    server.on('clientError', (error: { code?: string; bytesParsed?: number }) => {
-      errors.push(error);
-    });
-    server.prependListener('request', (request: IncomingMessage) => {
-      if (handled.length === 2) parseNoFurtherRequests(request.socket);
-    });
-    const client = connect({ port, host: '127.0.0.1' });
-    client.on('error', () => undefined);
-    client.write(GET.repeat(100));
-    while (errors.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(handled).toHaveLength(3);
-    expect(errors[0].code).toBe('HPE_CB_HEADERS_COMPLETE');
-    expect(errors[0].bytesParsed).toBeGreaterThan(GET.length * 3);
-    expect(errors[0].bytesParsed).toBeLessThanOrEqual(GET.length * 4);
-    client.destroy();
-  });
-
-  it('`_httpMessage`: the response being written on a socket', async () => {
-    const { at } = await sent(GET);
-    expect(responseOn(at.request.socket)).toBe(at.response);
-  });
-
-  it('`destroySoon`: called once an answer with `Connection: close` is sent', async () => {
-    const { at } = await sent(GET);
-    const called = new Promise<void>((resolve) => onDestroySoon(sockets[0], resolve));
-    at.response.setHeader('Connection', 'close');
-    at.response.end();
-    await called;
-  });
-
-  it("`_implicitHeader`: a head written by `end` goes through the response's own `writeHead`", async () => {
-    const { client, at } = await sent(GET);
-    const answered = once(client, 'data');
-    beforeHead(at.response, () => at.response.setHeader('X-Seen', 'yes'));
-    at.response.end('done');
-    const [chunk] = (await answered) as [Buffer];
-    expect(chunk.toString()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*X-Seen: yes\r\n/);
-  });
-
-  it("the parser's 'data' and 'end' listeners: once detached, nothing reaches the parser", async () => {
-    const { client, at } = await sent(GET);
-    at.response.end();
-    detachParser(sockets[0]);
-    const read = once(sockets[0], 'data');
-    client.write(GET);
-    await read;
-    await new Promise(setImmediate);
-    expect(handled).toHaveLength(1);
-  });
 
   /** The head a response writes once its handler sets headers with `set`, then ends it. */
   async function headWritten(set: (response: ServerResponse) => void): Promise<string> {

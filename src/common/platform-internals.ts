@@ -4,50 +4,12 @@ import {
   validateHeaderName,
   validateHeaderValue,
 } from 'node:http';
-import type { Socket } from 'node:net';
 
 /**
- * Every private or undocumented Node (lib/_http_server.js, _http_outgoing.js, net.js) and Express
- * property used, for lack of a public API; the platform-internals specs check each one.
+ * Where every private or undocumented Node and Express property used, for lack of a public API,
+ * was checked: by the platform-internals specs, and src/edge/internals.spec.ts for the edge's own.
  */
 export const CHECKED_ON = { node: '26.10.0', express: '5.3.0' } as const;
-
-/** Private `socket._httpMessage`: no public API maps a socket to the response being written. */
-export const responseOn = (socket: Socket): ServerResponse | undefined =>
-  (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
-
-/** Undocumented `destroySoon()`: Node calls it after a `Connection: close` answer; no event. */
-export function onDestroySoon(socket: Socket, then: () => void): void {
-  socket.destroySoon = then;
-}
-
-/**
- * Runs `then` just before the head is written: no event fires then, but Node's implicit head
- * (private `_implicitHeader`) also calls the instance's `writeHead` (1xx answers aside).
- */
-export function beforeHead(response: ServerResponse, then: () => void): void {
-  const writeHead = response.writeHead.bind(response) as (...args: unknown[]) => ServerResponse;
-  response.writeHead = (...args: unknown[]): ServerResponse => {
-    then();
-    return writeHead(...args);
-  };
-}
-
-/**
- * Private `socket.parser.onIncoming`: Node parses a whole read (up to 64 KiB, ~1,600 pipelined
- * requests) in one call, and only its returning -1 stops llhttp at the next request's headers
- * (clientError HPE_CB_HEADERS_COMPLETE, rest dropped). Pooled parsers get a new one per socket.
- */
-export function parseNoFurtherRequests(socket: Socket): void {
-  const parser = (socket as Socket & { parser?: { onIncoming?: unknown } | null }).parser;
-  if (parser) parser.onIncoming = (): number => -1;
-}
-
-/** Node's parser listens to the socket's 'data' and 'end' (undocumented); no API detaches it. */
-export function detachParser(socket: Socket): void {
-  for (const listener of socket.listeners('data')) socket.off('data', listener as () => void);
-  for (const listener of socket.listeners('end')) socket.off('end', listener);
-}
 
 type HeaderStore = Record<string, [string, string]>;
 

@@ -8,7 +8,6 @@ import {
   originForm,
 } from '../common/answer-record';
 import { OVER_CONNECTION_CAP_MESSAGE } from '../common/error-messages';
-import { onDestroySoon } from '../common/platform-internals';
 import { Connection, type Edge } from './connection';
 import { answerOnSocket } from './socket-answers';
 
@@ -33,8 +32,9 @@ export function admitConnections(edge: Edge, refusalTimeoutMs: number): (socket:
     }
     edge.connections.add(connection);
     socket.on('close', onSocketClose);
-    // Every `Connection: close` answer on it ends with a lingering close.
-    onDestroySoon(socket, () => connection.lingeringClose());
+    // Every `Connection: close` answer on it ends with a lingering close: Node calls the
+    // undocumented `destroySoon()` after one, and no event says so.
+    socket.destroySoon = () => connection.lingeringClose();
   };
 }
 

@@ -5,15 +5,19 @@ import { installEdge } from './edge';
 import { listenOnLoopback } from '../testing/http';
 import { ErrorResponses } from '../common/error-responses';
 
-const LIMITS = {
-  maxConnections: 100,
-  maxConnectionsPerClient: 100,
-  connectionRefusalsPerClient: 0,
-  connectionRefusalTimeoutMs: 1_000,
-  maxPipelinedRequests: 8,
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 15_000,
-  keepAliveTimeoutMs: 5_000,
+const SETTINGS = {
+  MAX_CONNECTIONS: 100,
+  MAX_CONNECTIONS_PER_CLIENT: 100,
+  CONNECTION_REFUSALS_PER_CLIENT: 0,
+  CONNECTION_REFUSAL_TIMEOUT_MS: 1_000,
+  MAX_PIPELINED_REQUESTS: 8,
+  HEADERS_TIMEOUT_MS: 10_000,
+  REQUEST_TIMEOUT_MS: 15_000,
+  KEEP_ALIVE_TIMEOUT_MS: 5_000,
+  LINGERING_TIME_MS: 1_000,
+  LINGERING_TIMEOUT_MS: 500,
+  SHUTDOWN_TIMEOUT_MS: 1_000,
+  SHUTDOWN_DRAIN_DELAY_MS: 0,
 };
 const GET = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n';
 
@@ -29,9 +33,7 @@ describe('closeIfShutdownStillSays', () => {
   const edge = installEdge(
     { api: server },
     {
-      limits: LIMITS,
-      lingering: { timeMs: 1_000, timeoutMs: 500 },
-      shutdown: { timeoutMs: 1_000, drainDelayMs: 0 },
+      ...SETTINGS,
       errors: new ErrorResponses({ headers: [], bodyLimit: 8_192 }),
       observers: [],
       trustProxy: () => false,

@@ -3,19 +3,14 @@ import type { Socket } from 'node:net';
 import type { AnswerObserver } from '../common/answer-record';
 import { clientKey } from '../common/client-key';
 import { type ErrorResponses, responseCloses } from '../common/error-responses';
-import {
-  beforeHead,
-  detachParser,
-  parseNoFurtherRequests,
-  type TrustProxy,
-} from '../common/platform-internals';
-import type { ConnectionLimits } from './edge';
+import type { TrustProxy } from '../common/platform-internals';
+import type { EdgeSettings } from './edge';
 
 /** One server behind the edge: what its connections share, and what the shutdown sweeps. */
 export interface Edge {
   readonly server: Server;
+  readonly settings: EdgeSettings;
   readonly observers: AnswerObserver[];
-  readonly lingering: LingeringBounds;
   /** The error writer; its body limit bounds what a refusal reads of a body still arriving. */
   readonly errors: ErrorResponses;
   readonly cap: ConnectionCap;
@@ -160,14 +155,13 @@ export class Connection {
    * unread answer (curl's exit 55). It half-closes and drops what arrives until its end or a bound.
    */
   lingeringClose(): void {
-    const { socket } = this;
-    const bounds = this.edge.lingering;
+    const { socket, edge } = this;
     if (this.lingering || socket.destroyed) return;
     this.lingering = true;
     detachParser(socket);
-    // Reading stops past `bytes`: a client that keeps sending (an endless body, a flood) then stalls
-    // on full kernel buffers, rather than make the server read all it can in LINGERING_TIME_MS.
-    let left = bounds.bytes;
+    // Reading stops past the body limit: a client still sending (an endless body, a flood) then
+    // stalls on full kernel buffers, not making the server read all it can in LINGERING_TIME_MS.
+    let left = edge.errors.settings.bodyLimit;
     const drop = (chunk: Buffer): void => {
       left -= chunk.length;
       if (left >= 0) return;
@@ -176,8 +170,8 @@ export class Connection {
     };
     socket.on('data', drop);
     socket.once('end', () => socket.destroy());
-    socket.setTimeout(bounds.timeoutMs, () => socket.destroy());
-    const deadline = setTimeout(() => socket.destroy(), bounds.timeMs).unref();
+    socket.setTimeout(edge.settings.LINGERING_TIMEOUT_MS, () => socket.destroy());
+    const deadline = setTimeout(() => socket.destroy(), edge.settings.LINGERING_TIME_MS).unref();
     socket.once('close', () => clearTimeout(deadline));
     socket.end();
     socket.resume();
@@ -228,20 +222,17 @@ type CapPlace = { client: string; count: ClientCount; served: boolean };
 export class ConnectionCap {
   private readonly open = new Map<string, ClientCount>();
 
-  constructor(
-    private readonly limits: ConnectionLimits,
-    private readonly trustProxy: TrustProxy,
-  ) {}
+  constructor(private readonly settings: EdgeSettings & { trustProxy: TrustProxy }) {}
 
   /** Undefined for a trusted proxy's connection; 'closed' past even the refusals (destroyed). */
   admit(socket: Socket): CapPlace | undefined | 'closed' {
     const address = socket.remoteAddress;
-    if (address === undefined || this.trustProxy(address, 0)) return undefined;
+    if (address === undefined || this.settings.trustProxy(address, 0)) return undefined;
     // The same client as the daily limit's: an IPv6 /64 is one client.
     const client = clientKey({ ip: undefined, socket });
     const count = this.open.get(client) ?? { served: 0, refused: 0 };
-    const served = count.served < this.limits.maxConnectionsPerClient;
-    if (!served && count.refused >= this.limits.connectionRefusalsPerClient) {
+    const served = count.served < this.settings.MAX_CONNECTIONS_PER_CLIENT;
+    if (!served && count.refused >= this.settings.CONNECTION_REFUSALS_PER_CLIENT) {
       socket.destroy();
       return 'closed';
     }
@@ -258,12 +249,32 @@ export class ConnectionCap {
   }
 }
 
-/** How long a lingering close reads (docs/operations.md, "Robustness"). */
-export interface LingeringBounds {
-  /** LINGERING_TIME_MS: at most this long in all. */
-  timeMs: number;
-  /** LINGERING_TIMEOUT_MS: closed once the client has sent nothing for this long. */
-  timeoutMs: number;
-  /** The body limit: at most this much more is read and dropped, then reading stops. */
-  bytes: number;
+// Node's internals a connection relies on, for lack of a public API (src/edge/internals.spec.ts).
+
+/**
+ * Runs `then` just before the head is written: no event fires then, but Node's implicit head
+ * (private `_implicitHeader`) also calls the instance's `writeHead` (1xx answers aside).
+ */
+export function beforeHead(response: ServerResponse, then: () => void): void {
+  const writeHead = response.writeHead.bind(response) as (...args: unknown[]) => ServerResponse;
+  response.writeHead = (...args: unknown[]): ServerResponse => {
+    then();
+    return writeHead(...args);
+  };
+}
+
+/**
+ * Private `socket.parser.onIncoming`: Node parses a whole read (up to 64 KiB, ~1,600 pipelined
+ * requests) in one call, and only its returning -1 stops llhttp at the next request's headers
+ * (clientError HPE_CB_HEADERS_COMPLETE, rest dropped). Pooled parsers get a new one per socket.
+ */
+export function parseNoFurtherRequests(socket: Socket): void {
+  const parser = (socket as Socket & { parser?: { onIncoming?: unknown } | null }).parser;
+  if (parser) parser.onIncoming = (): number => -1;
+}
+
+/** Node's parser listens to the socket's 'data' and 'end' (undocumented); no API detaches it. */
+export function detachParser(socket: Socket): void {
+  for (const listener of socket.listeners('data')) socket.off('data', listener as () => void);
+  for (const listener of socket.listeners('end')) socket.off('end', listener);
 }

@@ -3,27 +3,11 @@ import type { Server } from 'node:http';
 import type { AnswerObserver } from '../common/answer-record';
 import type { ErrorResponses } from '../common/error-responses';
 import { CHECKED_ON, type TrustProxy } from '../common/platform-internals';
+import type { Environment } from '../config/environment';
 import { admitConnections, admitRequests, type Handler } from './admission';
-import { ConnectionCap, type Edge, type LingeringBounds } from './connection';
-import { enableGracefulShutdown, type ShutdownBounds, type ShutdownHooks } from './shutdown';
+import { ConnectionCap, type Edge } from './connection';
+import { enableGracefulShutdown, type ShutdownHooks } from './shutdown';
 import { answerClientError } from './socket-answers';
-
-/** The limits one HTTP server holds its connections to (docs/operations.md, "Robustness"). */
-export interface ConnectionLimits {
-  /** Connections open at once, all clients together; 0: 90 % of the descriptor limit. */
-  maxConnections: number;
-  /** Connections open at once from one client address (an IPv6 /64). */
-  maxConnectionsPerClient: number;
-  /** Connections past that per-client cap still answered 503 (the rest are closed at accept). */
-  connectionRefusalsPerClient: number;
-  /** How long such a connection may take to send a request's headers before its 503 anyway. */
-  connectionRefusalTimeoutMs: number;
-  /** Requests one connection may have waiting for their answers (pipelining depth). */
-  maxPipelinedRequests: number;
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
-  keepAliveTimeoutMs: number;
-}
 
 /**
  * The configured ceiling, else 90 % of the descriptor limit (the rest for files, Redis and logs).
@@ -41,12 +25,21 @@ function connectionCeiling(configured: number): number {
 }
 
 /** What the edge is configured with (docs/operations.md, "Robustness"), read once from config. */
-export interface EdgeSettings {
-  limits: ConnectionLimits;
-  /** Its times; how much it reads is the body limit. */
-  lingering: Omit<LingeringBounds, 'bytes'>;
-  shutdown: ShutdownBounds;
-}
+export const EDGE_SETTINGS = [
+  'MAX_CONNECTIONS',
+  'MAX_CONNECTIONS_PER_CLIENT',
+  'CONNECTION_REFUSALS_PER_CLIENT',
+  'CONNECTION_REFUSAL_TIMEOUT_MS',
+  'MAX_PIPELINED_REQUESTS',
+  'HEADERS_TIMEOUT_MS',
+  'REQUEST_TIMEOUT_MS',
+  'KEEP_ALIVE_TIMEOUT_MS',
+  'LINGERING_TIME_MS',
+  'LINGERING_TIMEOUT_MS',
+  'SHUTDOWN_TIMEOUT_MS',
+  'SHUTDOWN_DRAIN_DELAY_MS',
+] as const;
+export type EdgeSettings = Pick<Environment, (typeof EDGE_SETTINGS)[number]>;
 
 interface EdgeOptions extends EdgeSettings {
   errors: ErrorResponses;
@@ -71,30 +64,28 @@ export function installEdge(servers: { api: Server; metrics?: Server }, options:
   // An error response that closes its connection: nothing the client pipelined after it is handled.
   options.errors.onClosing = (socket) =>
     (edge.bySocket.get(socket) ?? metrics?.bySocket.get(socket))?.markClosing();
-  if (options.shutDownOnSignals) {
-    enableGracefulShutdown(edge, options.shutdown, options.shutDownOnSignals);
-  }
+  if (options.shutDownOnSignals) enableGracefulShutdown(edge, options.shutDownOnSignals);
   return edge;
 }
 
 function putBehindEdge(server: Server, options: EdgeOptions): Edge {
-  const { limits, errors, serverSpans: spans = (listener: Handler) => listener } = options;
+  const { serverSpans: spans = (listener: Handler) => listener } = options;
   const edge: Edge = {
     server,
+    settings: options,
     observers: options.observers,
-    lingering: { ...options.lingering, bytes: errors.settings.bodyLimit },
-    errors,
-    cap: new ConnectionCap(limits, options.trustProxy),
+    errors: options.errors,
+    cap: new ConnectionCap(options),
     bySocket: new WeakMap(),
     connections: new Set(),
     closeAnswers: false,
   };
-  server.maxConnections = connectionCeiling(limits.maxConnections);
-  server.headersTimeout = limits.headersTimeoutMs;
-  server.requestTimeout = limits.requestTimeoutMs;
-  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  checkTimeoutsEvery(server, Math.min(1_000, limits.headersTimeoutMs));
-  server.on('connection', admitConnections(edge, limits.connectionRefusalTimeoutMs));
+  server.maxConnections = connectionCeiling(options.MAX_CONNECTIONS);
+  server.headersTimeout = options.HEADERS_TIMEOUT_MS;
+  server.requestTimeout = options.REQUEST_TIMEOUT_MS;
+  server.keepAliveTimeout = options.KEEP_ALIVE_TIMEOUT_MS;
+  checkTimeoutsEvery(server, Math.min(1_000, options.HEADERS_TIMEOUT_MS));
+  server.on('connection', admitConnections(edge, options.CONNECTION_REFUSAL_TIMEOUT_MS));
   server.on('clientError', (error, socket) => answerClientError(edge, error, socket));
   // No `100 Continue` before the headers are judged: the body reader sends it when it reads.
   server.on('checkContinue', (request, response) => server.emit('request', request, response));
@@ -103,7 +94,7 @@ function putBehindEdge(server: Server, options: EdgeOptions): Edge {
   // The application's listeners run behind the edge's.
   const handlers = server.listeners('request') as Handler[];
   server.removeAllListeners('request');
-  server.on('request', spans(admitRequests(edge, handlers, limits.maxPipelinedRequests)));
+  server.on('request', spans(admitRequests(edge, handlers, options.MAX_PIPELINED_REQUESTS)));
   return edge;
 }
 

@@ -20,13 +20,6 @@ const SWEEP_EVERY_MS = 100;
 /** How long a connection holding no whole request must be silent before a 408 or a close. */
 const QUIET_CLIENT_MS = 500;
 
-export interface ShutdownBounds {
-  /** SHUTDOWN_TIMEOUT_MS, from the drain delay's end: the accept queue, then the requests. */
-  timeoutMs: number;
-  /** SHUTDOWN_DRAIN_DELAY_MS: how long readiness answers 503 while requests are still served. */
-  drainDelayMs: number;
-}
-
 export interface ShutdownHooks {
   /** Readiness is not decided here but by ShutdownState, which this sets. */
   onSignal: () => void;
@@ -75,8 +68,8 @@ function closeAnswersFromNow(edge: Edge): void {
  * Drains, then closes the listener and the application without resetting a connection. Not Nest's
  * `enableShutdownHooks()`: it runs onModuleDestroy before the server stops, re-raising the signal.
  */
-export function enableGracefulShutdown(edge: Edge, bounds: ShutdownBounds, hooks: ShutdownHooks) {
-  const shutdown = new Shutdown(edge, bounds, hooks);
+export function enableGracefulShutdown(edge: Edge, hooks: ShutdownHooks) {
+  const shutdown = new Shutdown(edge, hooks);
   for (const signal of SIGNALS) process.on(signal, (received) => shutdown.start(received));
 }
 
@@ -87,7 +80,6 @@ class Shutdown {
 
   constructor(
     private readonly edge: Edge,
-    private readonly bounds: ShutdownBounds,
     private readonly hooks: ShutdownHooks,
   ) {}
 
@@ -101,20 +93,20 @@ class Shutdown {
   }
 
   private async run(signal: NodeJS.Signals): Promise<void> {
-    const { edge, bounds } = this;
+    const { edge } = this;
+    const { SHUTDOWN_DRAIN_DELAY_MS: drainDelayMs, SHUTDOWN_TIMEOUT_MS: timeoutMs } = edge.settings;
     this.hooks.onSignal();
-    this.logger.log(
-      `${signal} received: not ready; no new connections in ${bounds.drainDelayMs} ms`,
-    );
+    this.logger.log(`${signal} received: not ready; no new connections in ${drainDelayMs} ms`);
     // Answers close their connections, so clients behind a load balancer move to other instances.
-    if (bounds.drainDelayMs > 0) closeAnswersFromNow(edge);
-    await sleep(bounds.drainDelayMs);
+    if (drainDelayMs > 0) closeAnswersFromNow(edge);
+    await sleep(drainDelayMs);
     // Keep-alive until the listener closes: a client reconnecting after every answer would always
     // have a connection in the kernel's queue, and closing the listener resets those.
     edge.closeAnswers = false;
-    // The queue gets half of SHUTDOWN_TIMEOUT_MS at most, so the last requests taken have the rest.
-    const deadline = setTimeout(() => this.closeLeftovers(signal), bounds.timeoutMs).unref();
-    await acceptQueued(edge.server, Date.now() + bounds.timeoutMs / 2);
+    // SHUTDOWN_TIMEOUT_MS counts from here: the queue gets half at most, the last requests taken
+    // have the rest.
+    const deadline = setTimeout(() => this.closeLeftovers(signal, timeoutMs), timeoutMs).unref();
+    await acceptQueued(edge.server, Date.now() + timeoutMs / 2);
     const closed = stopListening(edge);
     closeAnswersFromNow(edge);
     this.logger.log('No new connections: finishing the requests in flight');
@@ -124,10 +116,10 @@ class Shutdown {
   }
 
   /** Exit 1 only if a request is still being handled: idle or arriving ones are just closed. */
-  private closeLeftovers(signal: NodeJS.Signals): void {
+  private closeLeftovers(signal: NodeJS.Signals, timeoutMs: number): void {
     const open = [...this.edge.connections];
     if (open.some((connection) => connection.holds() === 'handled')) {
-      this.logger.error(`Still busy ${this.bounds.timeoutMs} ms after ${signal}: exiting anyway`);
+      this.logger.error(`Still busy ${timeoutMs} ms after ${signal}: exiting anyway`);
       this.exit(1);
       return;
     }
@@ -137,7 +129,7 @@ class Shutdown {
 
   /** The application's own shutdown hooks get SHUTDOWN_TIMEOUT_MS too. */
   private async closeApplication(): Promise<void> {
-    const { timeoutMs } = this.bounds;
+    const timeoutMs = this.edge.settings.SHUTDOWN_TIMEOUT_MS;
     setTimeout(() => {
       this.logger.error(`Still closing ${timeoutMs} ms after the last connection: exiting anyway`);
       this.exit(1);

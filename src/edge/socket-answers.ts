@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { METHODS, type OutgoingHttpHeaders, STATUS_CODES } from 'node:http';
+import { METHODS, type OutgoingHttpHeaders, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { answerRecord, originForm, pathOf, REQUEST_ID_HEADER } from '../common/answer-record';
 import { bodyFor } from '../common/error-responses';
 import type { Connection, Edge } from './connection';
-import { responseOn } from '../common/platform-internals';
 
 interface SocketAnswer {
   /** The read in which Node's parser refused a request, for the request line the log names. */
@@ -36,6 +35,10 @@ function requestLineOf(answer: SocketAnswer): { method: string; url: string } {
   const url = pathOf(originForm(target)).slice(0, 256);
   return { method: METHODS.includes(method) ? method : '-', url };
 }
+
+/** Private `socket._httpMessage`: no public API maps a socket to the response being written. */
+export const responseOn = (socket: Socket): ServerResponse | undefined =>
+  (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
 
 /**
  * An error answer where no response object exists (Node's parser refused, a header timeout, a

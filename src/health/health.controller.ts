@@ -1,9 +1,14 @@
-import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, Injectable, ServiceUnavailableException } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService } from '@nestjs/terminus';
 import { SkipThrottle } from '@nestjs/throttler';
-import { ShutdownState } from '../common/shutdown-state';
 import { type DailyLimitHealth, DailyLimitHealthIndicator } from '../rate-limit/daily-limit.health';
+
+/** Whether the instance is shutting down: readiness answers 503 from the signal on. */
+@Injectable()
+export class ShutdownState {
+  draining = false;
+}
 
 function notReadyMessage(result: HealthCheckResult): string {
   const [failed] = Object.entries(result.error ?? {});

@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
-import { ShutdownState } from '../common/shutdown-state';
-import { HealthController } from './health.controller';
+import { HealthController, ShutdownState } from './health.controller';
 
 @Module({
   // Terminus's own logger is off: the storage logs each switch to and from Redis once.

@@ -24,15 +24,11 @@ function packageRoot(from: string = __dirname): string {
   return folder;
 }
 
-export function chartJsPath(): string {
-  // The package's exports map hides dist/chart.umd.js, but its main entry lives beside it.
-  return join(dirname(require.resolve('chart.js')), 'chart.umd.js');
-}
+/** The package's exports map hides dist/chart.umd.js, but its main entry lives beside it. */
+export const chartJsPath = (): string => join(dirname(require.resolve('chart.js')), 'chart.umd.js');
 
 /** Built by `npm run build` (clients/typescript): one ES module with no imports. */
-export function clientPath(): string {
-  return require.resolve('@vehicle-depreciation/client');
-}
+export const clientPath = (): string => require.resolve('@vehicle-depreciation/client');
 
 export function asset(path: string, type: string, cacheControl = OWN_FILE_CACHING): PageAsset {
   return { body: readFileSync(path), contentType: type, cacheControl };

@@ -1,15 +1,29 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestHandler as Middleware } from 'express';
 import helmet, { contentSecurityPolicy } from 'helmet';
-import { pathOf } from '../common/answer-record';
+import { pathOf, REQUEST_ID_HEADER } from '../common/answer-record';
 import { expressPath, fixedHeaders, setFixedHeaders } from '../common/platform-internals';
 import { ASSETS_PATH, PAGE_PATH } from '../page/page.controller';
-import { CORS_ANSWER_HEADERS, CORS_PREFLIGHT_HEADERS } from './cors.options';
+import { RATE_LIMIT_HEADERS } from '../rate-limit/daily-limit.policy';
 
-type Middleware = (
-  request: IncomingMessage,
-  response: ServerResponse,
-  next: (error?: unknown) => void,
-) => void;
+type Headers = ReadonlyArray<readonly [string, string]>;
+
+const EXPOSED_HEADERS = [...Object.values(RATE_LIMIT_HEADERS), REQUEST_ID_HEADER].join(',');
+
+/** Also on refusals at the edge: without them a page sees a network error, not the error body. */
+export const CORS_ANSWER_HEADERS: Headers = [
+  ['Access-Control-Allow-Origin', '*'],
+  ['Access-Control-Expose-Headers', EXPOSED_HEADERS],
+];
+
+/** Any `OPTIONS` is answered 204 in the middleware, before routing, so it never counts. */
+const CORS_PREFLIGHT = fixedHeaders([
+  ['Access-Control-Allow-Origin', '*'],
+  ['Access-Control-Allow-Methods', 'GET,HEAD,POST'],
+  ['Access-Control-Allow-Headers', `Content-Type,${REQUEST_ID_HEADER}`],
+  ['Access-Control-Max-Age', '86400'],
+  ['Access-Control-Expose-Headers', EXPOSED_HEADERS],
+  ['Content-Length', '0'],
+]);
 
 const SELF = ["'self'"];
 
@@ -39,7 +53,7 @@ const DOCS_DIRECTIVES = {
  * What a JSON answer needs of helmet's set (OWASP REST cheat sheet); the others govern how a
  * browser renders a document, which a JSON answer is not.
  */
-export const JSON_SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
+export const JSON_SECURITY_HEADERS: Headers = [
   ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"],
   ['Strict-Transport-Security', 'max-age=31536000; includeSubDomains'],
   ['X-Content-Type-Options', 'nosniff'],
@@ -48,7 +62,6 @@ export const JSON_SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
 /** Checked once here, not on every answer. */
 const JSON_SET = fixedHeaders(JSON_SECURITY_HEADERS);
 const CORS_ANSWER = fixedHeaders(CORS_ANSWER_HEADERS);
-const CORS_PREFLIGHT = fixedHeaders(CORS_PREFLIGHT_HEADERS);
 
 /**
  * helmet's whole set on documents, the short JSON set elsewhere, Swagger UI's CSP under the docs
@@ -64,7 +77,7 @@ export function responseHeaders(docsPath: string): Middleware {
     const path = pathOf(request.url ?? '/');
     // Matched as Express matched the docs CSP's mount (`/${docsPath}`): on its parsed path
     // (`req.path`), which an absolute-form target or a fragment does not change.
-    const underDocsMount = isDocs(expressPath((request as { path?: string }).path ?? path));
+    const underDocsMount = isDocs(expressPath(request.path ?? path));
     if (!underDocsMount && !isDocument(path)) {
       // The API's answers: no callback per request.
       setFixedHeaders(response, JSON_SET);
