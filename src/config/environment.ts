@@ -3,12 +3,7 @@ import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsString, Matches, Max, Min, validateSync } from 'class-validator';
 import { ValidateBy } from 'class-validator';
 import { StartupRefusal } from '../common/startup-refusal';
-import {
-  redisNodesProblem,
-  REDIS_ENDPOINTS,
-  REDIS_SETTINGS,
-  redisTopologyConflict,
-} from './redis-topology';
+import { redisNodesProblem, REDIS_ENDPOINTS, redisTopologyConflict } from './redis-topology';
 import { listenHostProblem } from './listen-host';
 import { redisUrlProblem } from './redis-url';
 import { shownValue } from './shown-value';
@@ -107,6 +102,7 @@ export class Environment {
   @WholeNumber(100, 600_000, 'milliseconds') LINGERING_TIME_MS: number = 5_000;
   /** Like nginx's lingering_timeout: the silence that ends lingering early. */
   @WholeNumber(100, 600_000, 'milliseconds') LINGERING_TIMEOUT_MS: number = 1_000;
+  /** Requests one connection may have waiting for their answers. */
   @WholeNumber(1, 10_000, 'requests') MAX_PIPELINED_REQUESTS: number = 8;
   @WholeNumber(100, 3_600_000, 'milliseconds') HEADERS_TIMEOUT_MS: number = 10_000;
   @WholeNumber(100, 3_600_000, 'milliseconds') REQUEST_TIMEOUT_MS: number = 15_000;
@@ -124,6 +120,7 @@ export class Environment {
 
   /** Readiness answers 503 this long after a stop signal while requests are still served. */
   @WholeNumber(0, 3_600_000, 'milliseconds') SHUTDOWN_DRAIN_DELAY_MS: number = 0;
+  /** From the drain delay's end: the accept queue, then the requests in flight. */
   @WholeNumber(1, 3_600_000, 'milliseconds') SHUTDOWN_TIMEOUT_MS: number = 10_000;
 }
 
@@ -166,5 +163,3 @@ function conflictBetween(environment: Environment): string | undefined {
  */
 export const configFromEnvironment = (raw: Record<string, unknown>): Environment =>
   Object.create(validateEnvironment(raw)) as Environment;
-
-export type RedisSettings = Pick<Environment, (typeof REDIS_SETTINGS)[number]>;

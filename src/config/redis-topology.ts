@@ -1,9 +1,10 @@
 import { isIPv6 } from 'node:net';
+import type { Environment } from './environment';
 
 export type RedisTopology = 'standalone' | 'sentinel' | 'cluster';
 
 /** An IPv6 host is kept without its brackets. */
-export interface RedisNode {
+interface RedisNode {
   host: string;
   port: number;
 }
@@ -44,6 +45,7 @@ export const REDIS_SETTINGS = [
   ...SENTINEL_ONLY,
   'REDIS_COMMAND_TIMEOUT_MS',
 ] as const;
+export type RedisSettings = Pick<Environment, (typeof REDIS_SETTINGS)[number]>;
 
 /**
  * Two endpoints are two deployments (which one counts is a guess); a setting the chosen topology
@@ -70,11 +72,8 @@ export function redisTopologyConflict(given: Record<string, unknown>): string | 
 }
 
 /** Decided here only; the store asks. */
-export function redisTopology(environment: {
-  REDIS_SENTINELS: string;
-  REDIS_CLUSTER_NODES: string;
-}): RedisTopology {
-  if (environment.REDIS_SENTINELS !== '') return 'sentinel';
-  if (environment.REDIS_CLUSTER_NODES !== '') return 'cluster';
+export function redisTopology(settings: RedisSettings): RedisTopology {
+  if (settings.REDIS_SENTINELS !== '') return 'sentinel';
+  if (settings.REDIS_CLUSTER_NODES !== '') return 'cluster';
   return 'standalone';
 }

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { trustsEveryAddress } from './trusted-ranges';
+import { ipv4Number, trustsEveryAddress } from './trusted-ranges';
 
 /** Express's `trust proxy` setting; `false` means the socket's address is the client. */
 export type TrustProxy = false | number | string[];
@@ -15,14 +15,8 @@ const EVERY_ADDRESS =
   'trusts every address, as true would (any client could name itself in X-Forwarded-For): ' +
   "list only the proxies' addresses or ranges";
 
-function isNetmask(text: string): boolean {
-  if (isIP(text) !== 4) return false;
-  const bits = text
-    .split('.')
-    .map((octet) => Number(octet).toString(2).padStart(8, '0'))
-    .join('');
-  return /^1*0*$/.test(bits);
-}
+const isNetmask = (text: string): boolean =>
+  isIP(text) === 4 && /^1*0*$/.test(ipv4Number(text).toString(2).padStart(32, '0'));
 
 function isProxyAddress(entry: string): boolean {
   if (NAMED_RANGES.has(entry)) return true;

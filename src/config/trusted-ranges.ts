@@ -23,7 +23,7 @@ const NAMED: Record<string, string[]> = {
   uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
 };
 
-const ipv4Number = (text: string): bigint =>
+export const ipv4Number = (text: string): bigint =>
   text.split('.').reduce((number, octet) => (number << 8n) | BigInt(octet), 0n);
 
 /** Expects a valid address (net.isIPv6); a zone is dropped. */
@@ -32,16 +32,11 @@ function ipv6Number(text: string): bigint {
     const number = ipv4Number(ipv4);
     return `${(number >> 16n).toString(16)}:${(number & 0xffffn).toString(16)}`;
   });
+  // Without `::`, the eight groups are all there: no zeros to put in.
   const [head, tail] = address.split('::');
-  const groupsOf = (part: string) => (part === '' ? [] : part.split(':'));
-  const groups =
-    tail === undefined
-      ? groupsOf(head)
-      : [
-          ...groupsOf(head),
-          ...Array<string>(8 - groupsOf(head).length - groupsOf(tail).length).fill('0'),
-          ...groupsOf(tail),
-        ];
+  const groupsOf = (part = '') => (part === '' ? [] : part.split(':'));
+  const zeros = Array<string>(8 - groupsOf(head).length - groupsOf(tail).length).fill('0');
+  const groups = [...groupsOf(head), ...zeros, ...groupsOf(tail)];
   return groups.reduce((number, group) => (number << 16n) | BigInt(`0x${group}`), 0n);
 }
 
@@ -83,8 +78,7 @@ function coverAll(spans: Span[], bits: number): boolean {
 export function trustsEveryAddress(entries: string[]): boolean {
   const ipv4: Span[] = [];
   const ipv6: Span[] = [MAPPED];
-  for (const entry of entries.flatMap((entry) => NAMED[entry] ?? [entry])) {
+  for (const entry of entries.flatMap((entry) => NAMED[entry] ?? [entry]))
     placeEntry(entry, ipv4, ipv6);
-  }
   return coverAll(ipv4, IPV4_BITS) || coverAll(ipv6, IPV6_BITS);
 }

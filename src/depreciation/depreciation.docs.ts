@@ -1,12 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBody,
-  ApiOkResponse,
-  ApiOperation,
-  ApiPayloadTooLargeResponse,
-  ApiUnsupportedMediaTypeResponse,
-} from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { errorResponse } from '../common/error-response.dto';
 import {
   CONTENT_CODINGS_TEXT,
@@ -50,7 +43,7 @@ export const ApiDepreciate = (): MethodDecorator =>
       description: 'The valuation.',
       headers: RATE_LIMIT_HEADER_DOCS,
     }),
-    ApiBadRequestResponse({
+    ApiResponse({
       ...errorResponse(400),
       description:
         'A field rule broken, an unknown field, malformed JSON, or a body that is not an object. ' +
@@ -58,11 +51,11 @@ export const ApiDepreciate = (): MethodDecorator =>
         '(malformed JSON, or JSON that is neither an object nor an array, such as `null` or `2020`).',
       headers: RATE_LIMIT_HEADER_DOCS,
     }),
-    ApiPayloadTooLargeResponse({
+    ApiResponse({
       ...errorResponse(413),
       description: `Body over ${BODY_LIMIT_BYTES / 1024} KiB. Refused before counting: no rate-limit headers.`,
     }),
-    ApiUnsupportedMediaTypeResponse({
+    ApiResponse({
       ...errorResponse(415),
       description:
         'Content-Type is not application/json: counted, with the rate-limit headers. Or a ' +

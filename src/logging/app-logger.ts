@@ -57,9 +57,8 @@ export class AppLogger implements LoggerService {
       delete fields.msg;
     }
     const [stack] = rest;
-    if (level === 'error' && typeof stack === 'string' && fields.err === undefined) {
+    if (level === 'error' && typeof stack === 'string' && fields.err === undefined)
       fields.err = Object.assign(new Error(String(msg)), { stack });
-    }
     const text = typeof msg === 'string' ? msg : inspect(msg, { breakLength: Infinity });
     this.pino[level](fields, text);
   }

@@ -101,7 +101,6 @@ export async function stdoutDrained(
   out: Pick<Output, 'writableLength' | 'destroyed' | 'errored'> = process.stdout,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (out.writableLength > 0 && !hasFailed(out) && Date.now() < deadline) {
+  while (out.writableLength > 0 && !hasFailed(out) && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, FLUSH_POLL_MS));
-  }
 }

@@ -1,13 +1,7 @@
 import { ExecutionContext, Injectable, type Type } from '@nestjs/common';
 import { DiscoveryService, Reflector } from '@nestjs/core';
-import {
-  InjectThrottlerOptions,
-  InjectThrottlerStorage,
-  ThrottlerGuard,
-  type ThrottlerModuleOptions,
-  type ThrottlerRequest,
-  type ThrottlerStorage,
-} from '@nestjs/throttler';
+import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerGuard } from '@nestjs/throttler';
+import type { ThrottlerModuleOptions, ThrottlerRequest, ThrottlerStorage } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import type { ServerResponse } from 'node:http';
 import { StartupRefusal } from '../common/startup-refusal';
@@ -50,8 +44,6 @@ const givenOptions = (levels: object[], names: string[]): string[] =>
 export class DailyLimitGuard extends ThrottlerGuard {
   /** `@SkipThrottle()` per handler, then class: read once, not on every request. */
   private readonly skips = new Map<object, Map<object, boolean>>();
-  /** The one throttler's name ('default'): the key of `@SkipThrottle()` ends with it. */
-  private throttlerName = 'default';
   private throughThrottlerFlow = false;
 
   constructor(
@@ -68,7 +60,6 @@ export class DailyLimitGuard extends ThrottlerGuard {
 
   override async onModuleInit(): Promise<void> {
     await super.onModuleInit();
-    this.throttlerName = this.throttlers[0]?.name ?? 'default';
     const overridden = this.checkThrottlerUse();
     this.throughThrottlerFlow = overridden.length > 0;
     if (this.throughThrottlerFlow) {
@@ -79,10 +70,7 @@ export class DailyLimitGuard extends ThrottlerGuard {
     }
   }
 
-  /**
-   * Refuses at start-up what this guard cannot honour (docs/contract.md, "Daily limit"), and says
-   * which overrides and options move it onto ThrottlerGuard's flow (none: its own path).
-   */
+  /** Refuses what it cannot honour (docs/contract.md); lists what needs ThrottlerGuard's flow. */
   private checkThrottlerUse(): string[] {
     const [throttler, ...others] = this.throttlers;
     if (others.length > 0 || throttler?.limit !== this.policy.limit || throttler.ttl !== DAY_MS) {
@@ -136,15 +124,13 @@ export class DailyLimitGuard extends ThrottlerGuard {
     const { context, limit, ttl, throttler, getTracker, generateKey } = request;
     const { req, res } = this.getRequestResponse(context);
     const tracker = await getTracker(req, context);
-    const key = generateKey(context, tracker, throttler.name ?? this.throttlerName);
+    const key = generateKey(context, tracker, throttler.name ?? 'default');
     const record = await this.policy.count(res as ServerResponse, key);
     if (record === undefined) return true; // answered meanwhile: not counted
-    for (const [name, value] of rateLimitHeaderValues(limit, record)) {
+    for (const [name, value] of rateLimitHeaderValues(limit, record))
       this.setResponseHeader(res, name, value);
-    }
-    if (record.isBlocked) {
+    if (record.isBlocked)
       await this.throwThrottlingException(context, { limit, ttl, key, tracker, ...record });
-    }
     return true;
   }
 
@@ -158,8 +144,9 @@ export class DailyLimitGuard extends ThrottlerGuard {
     return tracker;
   }
 
+  /** `@SkipThrottle()`'s key ends with the one throttler's name ('default' unless named). */
   private skipped(handler: object, controller: object): boolean {
-    const key = SKIP_THROTTLE_KEY + this.throttlerName;
+    const key = SKIP_THROTTLE_KEY + (this.throttlers[0].name ?? 'default');
     const targets = [handler, controller] as Type[];
     return Boolean(this.reflector.getAllAndOverride<boolean>(key, targets));
   }

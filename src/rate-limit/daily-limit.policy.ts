@@ -119,9 +119,8 @@ export class DailyLimitPolicy {
   admit(request: Request, response: ServerResponse, key: string): void | Promise<void> {
     const record = this.count(response, key);
     if (record === undefined) return;
-    if ('then' in record) {
+    if ('then' in record)
       return record.then((counted) => this.answer(request, response, key, counted));
-    }
     this.answer(request, response, key, record);
   }
 

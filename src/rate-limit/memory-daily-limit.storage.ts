@@ -19,25 +19,6 @@ import {
  */
 const flat = (key: string): string => (key + ' ').slice(0, -1);
 
-/** These counts as the Redis store uses them; `now` is its clock reading for the hit (ms). */
-export interface DailyLimitFallback {
-  /** Clients counted exactly a day (MAX_TRACKED_CLIENTS); the Redis store remembers as many. */
-  readonly maxClients: number;
-  /** `now` and its day: its own, or the latest day counted (time only moves forward). */
-  countedAt(now: number): CountedInstant;
-  hit(key: string, limit: number, now: number): DailyLimitRecord;
-  /** One hit, the count raised to at least `total` (a shared count), never lowered. */
-  raiseTo(key: string, limit: number, total: number, now: number): DailyLimitRecord;
-  /** One hit, the count set to `total`: a shared count that went down (an operator's reset). */
-  followDown(key: string, limit: number, total: number, now: number): DailyLimitRecord;
-  count(key: string, now: number): number;
-  /** Whether `key` is counted exactly, in the Map (else in the sketch, which never falls). */
-  tracks(key: string, now: number): boolean;
-  refuseAtOnce(key: string, limit: number, now: number): DailyLimitRecord | undefined;
-  /** UTC day `day` is over here: a later day is counted in (a shared count for it is late). */
-  isPast(day: number): boolean;
-}
-
 /**
  * Today's counters for one instance, counted synchronously so a burst never passes `limit`. The
  * first `maxClients` clients a day go in a Map, later ones in a fixed-memory sketch that never
@@ -50,8 +31,8 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     this.counts = new Map();
     this.overflow = undefined;
   });
-  /** These counts as the Redis store's fallback: a view, not a copy. */
-  readonly fallback: DailyLimitFallback;
+  /** These counts as the Redis store uses them, a view (not a copy); `now` is its clock's (ms). */
+  readonly fallback;
 
   constructor(
     private readonly clock: Clock,
@@ -63,22 +44,29 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
   ) {
     super();
     this.fallback = {
+      /** The Redis store remembers as many clients a day. */
       maxClients: this.maxClients,
-      // The one decision of the day for the Redis store too: its keys, expiries and catch-up
-      // follow it, so a clock stepping back never reaches an earlier day's key (a fresh budget).
-      countedAt: (now) => ({ now, day: this.days.dayOf(now) }),
-      hit: (key, limit, now) => this.add(key, limit, 0, now),
-      raiseTo: (key, limit, total, now) => this.add(key, limit, total, now),
-      // For a key in the Map: counts this hit, then sets the count to `total` exactly.
-      followDown: (key, limit, total, now) => {
+      // `now` and its day: its own, or the latest counted. The one decision of the day for the
+      // Redis store too: its keys, expiries and catch-up follow it, so a clock stepping back never
+      // reaches an earlier day's key (a fresh budget).
+      countedAt: (now: number): CountedInstant => ({ now, day: this.days.dayOf(now) }),
+      hit: (key: string, limit: number, now: number) => this.add(key, limit, 0, now),
+      /** One hit, the count raised to at least `total` (a shared count), never lowered. */
+      raiseTo: (key: string, limit: number, total: number, now: number) =>
+        this.add(key, limit, total, now),
+      /** One hit, the count set to `total`: a shared count that went down (an operator's reset). */
+      followDown: (key: string, limit: number, total: number, now: number) => {
         this.add(key, limit, total, now);
-        this.counts.set(key, total);
+        this.counts.set(key, total); // exactly: for a key in the Map (tracks)
         return dailyRecord(total, limit, secondsUntilReset(now, this.days.day));
       },
-      count: (key, now) => (this.days.isAhead(now) ? 0 : (this.counts.get(key) ?? 0)),
-      tracks: (key, now) => this.days.isAhead(now) || this.inMap(key),
-      refuseAtOnce: (key, limit, now) => this.refuseAt(key, limit, now),
-      isPast: (day) => this.days.isPast(day),
+      count: (key: string, now: number) =>
+        this.days.isAhead(now) ? 0 : (this.counts.get(key) ?? 0),
+      /** Whether `key` is counted exactly, in the Map (else in the sketch, which never falls). */
+      tracks: (key: string, now: number) => this.days.isAhead(now) || this.inMap(key),
+      refuseAtOnce: (key: string, limit: number, now: number) => this.refuseAt(key, limit, now),
+      /** UTC day `day` is over here: a later day is counted in (a shared count for it is late). */
+      isPast: (day: number) => this.days.isPast(day),
     };
   }
 
@@ -105,8 +93,10 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
   /** `atLeast`: the shared count, so a fallback goes on from it rather than from zero. */
   private add(key: string, limit: number, atLeast: number, now: number): DailyLimitRecord {
     const reset = secondsUntilReset(now, this.days.reach(now));
-    if (!this.inMap(key))
-      return dailyRecord(this.sketch(limit).hit(key, limit, atLeast), limit, reset);
+    if (!this.inMap(key)) {
+      this.overflow ??= overflowSketch(this.maxClients, this.sketchMegabytes, limit, this.logger);
+      return dailyRecord(this.overflow.hit(key, limit, atLeast), limit, reset);
+    }
     const previous = this.counts.get(key);
     const hits = Math.max((previous ?? 0) + 1, atLeast);
     this.counts.set(previous === undefined ? flat(key) : key, hits);
@@ -123,9 +113,6 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
   private inMap(key: string): boolean {
     return this.counts.size < this.maxClients || this.counts.has(key);
   }
-
-  private sketch(limit: number): CountMinSketch {
-    this.overflow ??= overflowSketch(this.maxClients, this.sketchMegabytes, limit, this.logger);
-    return this.overflow;
-  }
 }
+
+export type DailyLimitFallback = MemoryDailyLimitStorage['fallback'];

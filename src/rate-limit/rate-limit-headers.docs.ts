@@ -5,22 +5,16 @@ import { RATE_LIMIT_HEADERS, rateLimitHeaderValues } from './daily-limit.policy'
 type HeadersObject = NonNullable<ApiResponseOptions['headers']>;
 
 const DRAFT = 'draft-ietf-httpapi-ratelimit-headers-11, structured field';
-const INTEGER = 'integer';
-const TEXT = 'string';
 
-/** In rateLimitHeaderValues' order, Retry-After last (rateLimitHeaderDocs drops it). */
-const DOCUMENTED: ReadonlyArray<readonly [string, string, typeof INTEGER | typeof TEXT]> = [
-  [RATE_LIMIT_HEADERS.limit, 'Requests allowed per client per UTC day.', INTEGER],
-  [RATE_LIMIT_HEADERS.remaining, 'Requests left today for this client.', INTEGER],
-  [RATE_LIMIT_HEADERS.reset, 'Seconds until the counters reset at 00:00 UTC.', INTEGER],
-  [RATE_LIMIT_HEADERS.policy, `The policy: quota q per window w seconds (${DRAFT}).`, TEXT],
-  [RATE_LIMIT_HEADERS.state, `Remaining quota r and seconds t until the reset (${DRAFT}).`, TEXT],
-  [
-    RATE_LIMIT_HEADERS.retryAfter,
+const DESCRIPTIONS: Record<string, string> = {
+  [RATE_LIMIT_HEADERS.limit]: 'Requests allowed per client per UTC day.',
+  [RATE_LIMIT_HEADERS.remaining]: 'Requests left today for this client.',
+  [RATE_LIMIT_HEADERS.reset]: 'Seconds until the counters reset at 00:00 UTC.',
+  [RATE_LIMIT_HEADERS.policy]: `The policy: quota q per window w seconds (${DRAFT}).`,
+  [RATE_LIMIT_HEADERS.state]: `Remaining quota r and seconds t until the reset (${DRAFT}).`,
+  [RATE_LIMIT_HEADERS.retryAfter]:
     'Seconds until the reset at 00:00 UTC, when requests pass again.',
-    INTEGER,
-  ],
-];
+};
 
 /** The example: a client's first request (or the one past `limit`) at 09:30 UTC. */
 const EXAMPLE_RESET_SECONDS = 52_200;
@@ -32,11 +26,13 @@ const exampleValues = (limit: number, refused: boolean) =>
  * left to useLimitInHeaderExamples. `refused`: a 429, with Retry-After.
  */
 export function rateLimitHeaderDocs(refused = false): HeadersObject {
-  const headers = refused ? DOCUMENTED : DOCUMENTED.slice(0, -1);
   return Object.fromEntries(
-    headers.map(([name, description, type]) => [
+    exampleValues(1, refused).map(([name, value]) => [
       name,
-      { description, schema: type === INTEGER ? { type, minimum: 0 } : { type } },
+      {
+        description: DESCRIPTIONS[name],
+        schema: typeof value === 'number' ? { type: 'integer', minimum: 0 } : { type: 'string' },
+      },
     ]),
   );
 }
@@ -50,9 +46,8 @@ export function useLimitInHeaderExamples(document: OpenAPIObject, limit: number)
   for (const { responses } of operations as Array<{ responses?: object }>) {
     for (const [status, response] of Object.entries(responses ?? {})) {
       const examples = new Map(exampleValues(limit, status === '429'));
-      for (const [name, header] of Object.entries((response as DocumentedResponse).headers ?? {})) {
+      for (const [name, header] of Object.entries((response as DocumentedResponse).headers ?? {}))
         if (examples.has(name) && header.schema) header.schema.example = examples.get(name);
-      }
     }
   }
 }

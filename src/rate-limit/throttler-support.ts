@@ -34,25 +34,23 @@ type Skipped = (handler: object, controller: object) => boolean;
 
 /** `@Throttle()` on a route that is counted stops start-up: the daily limit is one budget. */
 export function refuseMisplacedThrottle(controllers: Type[], skipped: Skipped): void {
-  const routes = controllers.flatMap((controller) => throttledRoutes(controller, skipped));
+  const routes = controllers.flatMap((controller) => {
+    const prototype = controller.prototype as Record<string, object>;
+    return new MetadataScanner()
+      .getAllMethodNames(prototype)
+      .filter((method) => {
+        const handler = prototype[method];
+        if (Reflect.getMetadata(PATH_METADATA, handler) === undefined) return false; // no route
+        if (!hasThrottle(handler) && !hasThrottle(controller)) return false;
+        // As the throttler does: a skipped route is never limited, whatever @Throttle() says.
+        return !skipped(handler, controller);
+      })
+      .map((method) => `${controller.name}.${method}`);
+  });
   if (routes.length === 0) return;
   throw new StartupRefusal(
     `@Throttle() on ${[...new Set(routes)].join(', ')} is not supported: the daily limit is one ` +
       'budget per client per UTC day across the API (RATE_LIMIT_PER_DAY). Remove it, or use ' +
       '@SkipThrottle() to exempt the route.',
   );
-}
-
-function throttledRoutes(controller: Type, skipped: Skipped): string[] {
-  const prototype = controller.prototype as Record<string, object>;
-  return new MetadataScanner()
-    .getAllMethodNames(prototype)
-    .filter((method) => {
-      const handler = prototype[method];
-      if (Reflect.getMetadata(PATH_METADATA, handler) === undefined) return false; // no route
-      if (!hasThrottle(handler) && !hasThrottle(controller)) return false;
-      // As the throttler does: a skipped route is never limited, whatever @Throttle() says.
-      return !skipped(handler, controller);
-    })
-    .map((method) => `${controller.name}.${method}`);
 }

@@ -16,7 +16,6 @@ export interface Sdk {
   provider: { shutdown(): Promise<void> };
 }
 
-/** Loaded only when an endpoint is set: the SDK's packages are not read otherwise. */
 export function loadSdk(settings: TracingSettings): Sdk {
   // Both read OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, _HEADERS, _TIMEOUT and _COMPRESSION themselves.
   const Exporter = settings.protocol === 'http/json' ? JsonExporter : ProtobufExporter;

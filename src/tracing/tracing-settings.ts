@@ -5,14 +5,9 @@ type Variables = Record<string, string | undefined>;
 
 const PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 
-const SAMPLERS = [
-  'always_on',
-  'always_off',
-  'traceidratio',
-  'parentbased_always_on',
-  'parentbased_always_off',
-  'parentbased_traceidratio',
-] as const;
+/** Each root sampler, alone or under a parent's decision (parentbased_). */
+const ROOT_SAMPLERS = ['always_on', 'always_off', 'traceidratio'] as const;
+const SAMPLERS = [...ROOT_SAMPLERS, ...ROOT_SAMPLERS.map((root) => `parentbased_${root}` as const)];
 type SamplerName = (typeof SAMPLERS)[number];
 
 const PROPAGATORS = ['tracecontext', 'baggage', 'none'] as const;
@@ -78,20 +73,17 @@ function propagatorsOf(list: string): PropagatorName[] {
 }
 
 /**
- * Undefined (nothing of the SDK is loaded) unless an OTLP endpoint is set and neither
- * OTEL_SDK_DISABLED nor OTEL_TRACES_EXPORTER=none turns it off. A value the SDK would only warn
- * about (a sampler, a propagator or a protocol this service does not carry) refuses to start.
+ * Undefined (off) without an OTLP endpoint, or with OTEL_SDK_DISABLED or OTEL_TRACES_EXPORTER=none.
+ * A sampler, propagator or protocol not carried here stops start-up (the SDK would only warn).
  */
 export function tracingSettings(env: Variables): TracingSettings | undefined {
   const endpointName = otlpVariable(env, 'ENDPOINT');
   const endpoint = given(env, endpointName);
-  if (endpoint === undefined || given(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') {
+  if (endpoint === undefined || given(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true')
     return undefined;
-  }
   if (oneOf(env, 'OTEL_TRACES_EXPORTER', ['otlp', 'none'], 'otlp') === 'none') return undefined;
-  if (!/^https?:\/\//i.test(endpoint) || !URL.canParse(endpoint)) {
+  if (!/^https?:\/\//i.test(endpoint) || !URL.canParse(endpoint))
     refuse(endpointName, endpoint, 'must be an http:// or https:// URL');
-  }
   const sampler = oneOf(env, 'OTEL_TRACES_SAMPLER', SAMPLERS, 'parentbased_always_on');
   const propagators = propagatorsOf(given(env, 'OTEL_PROPAGATORS') ?? 'tracecontext,baggage');
   return {

@@ -13,13 +13,13 @@ type TracedRequest = IncomingMessage & { span?: Span };
 
 /** The SDK's export on shutdown waits no longer: the drain's time is the clients'. */
 const SHUTDOWN_FLUSH_MS = 2_000;
-/** The semantic conventions' methods; any other is `_OTHER` (http.request.method). */
+/** The semantic conventions' methods: any other is `_OTHER` (span name, http.request.method). */
 const KNOWN_METHODS = new Set('CONNECT DELETE GET HEAD OPTIONS PATCH POST PUT TRACE'.split(' '));
+const methodOf = (method = ''): string => (KNOWN_METHODS.has(method) ? method : '_OTHER');
 
 /**
  * OpenTelemetry traces (docs/operations.md, "Traces"): a server span per request the API server
- * parses, a client span per Redis round trip of the daily limit. Off, nothing of it is loaded and
- * every method is a pass-through.
+ * parses, a client span per Redis round trip of the daily limit; off, every method passes through.
  */
 export class Tracing implements OnApplicationShutdown {
   private constructor(private readonly sdk?: Sdk) {}
@@ -42,11 +42,18 @@ export class Tracing implements OnApplicationShutdown {
     return (request: TracedRequest, response) => {
       const parent = api.propagation.extract(api.ROOT_CONTEXT, request.headers);
       const kind = api.SpanKind.SERVER;
-      const span = tracer.startSpan(methodOf(request.method), { kind }, parent);
+      const method = request.method ?? '';
+      const span = tracer.startSpan(methodOf(method), { kind }, parent);
       request.span = span;
       // Sampled out: no attributes, no child span, so no context to carry (bench/README.md, "Traces").
       if (!span.isRecording()) return listener(request, response);
-      span.setAttributes(requestAttributes(request));
+      span.setAttributes({
+        'http.request.method': methodOf(method),
+        ...(!KNOWN_METHODS.has(method) && { 'http.request.method_original': method }),
+        'url.path': pathOf(originForm(request.url ?? '')),
+        'url.scheme': 'encrypted' in request.socket ? 'https' : 'http',
+        'network.protocol.version': request.httpVersion,
+      });
       const active = api.trace.setSpan(parent, span);
       // The body's events come from the socket's parser: bound, what they continue keeps the span.
       api.context.bind(active, request);
@@ -99,18 +106,4 @@ export class Tracing implements OnApplicationShutdown {
     await Promise.race([this.sdk.provider.shutdown().catch(() => undefined), late]);
     clearTimeout(timer);
   }
-}
-
-/** The span's name and http.request.method: a method outside the conventions' list is `_OTHER`. */
-const methodOf = (method = ''): string => (KNOWN_METHODS.has(method) ? method : '_OTHER');
-
-function requestAttributes(request: IncomingMessage): Attributes {
-  const method = request.method ?? '';
-  return {
-    'http.request.method': methodOf(method),
-    ...(!KNOWN_METHODS.has(method) && { 'http.request.method_original': method }),
-    'url.path': pathOf(originForm(request.url ?? '')),
-    'url.scheme': 'encrypted' in request.socket ? 'https' : 'http',
-    'network.protocol.version': request.httpVersion,
-  };
 }

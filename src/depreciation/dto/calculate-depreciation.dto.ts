@@ -14,13 +14,9 @@ export const MIN_PURCHASE_PRICE = 0.01;
 export const MAX_PROJECTION_YEARS = 10;
 
 const finite = { allowNaN: false, allowInfinity: false };
-const FIELDS = new Set([
-  'purchaseYear',
-  'purchasePrice',
-  'vehicleType',
-  'currentMileage',
-  'projectionYears',
-]);
+const FIELDS = new Set(
+  'purchaseYear purchasePrice vehicleType currentMileage projectionYears'.split(' '),
+);
 const TYPES = new Set<unknown>(VEHICLE_TYPES);
 
 const isFiniteNumber = (value: unknown): value is number =>

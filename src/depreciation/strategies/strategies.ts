@@ -1,11 +1,6 @@
 import { VehicleType } from '../vehicle-type';
-import {
-  EXCESS_MILEAGE_PENALTY_PER_YEAR,
-  FREEZE_AGE,
-  MAX_MILEAGE_PENALTY,
-  RATES,
-  RateRow,
-} from './rates';
+import { EXCESS_MILEAGE_PENALTY_PER_YEAR, FREEZE_AGE, MAX_MILEAGE_PENALTY, RATES } from './rates';
+import type { RateRow } from './rates';
 
 export interface Usage {
   /** The age of the last breakdown entry. */

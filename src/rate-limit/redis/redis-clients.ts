@@ -1,6 +1,6 @@
 import type { Cluster, default as Redis, RedisOptions } from 'ioredis';
-import { DEFAULTS, type RedisSettings } from '../../config/environment';
-import { parseRedisNodes, RedisNode, redisTopology } from '../../config/redis-topology';
+import { DEFAULTS } from '../../config/environment';
+import { parseRedisNodes, redisTopology, type RedisSettings } from '../../config/redis-topology';
 import { DAILY_COUNT_LUA } from './redis-daily-count-script';
 import { RedisConnection } from './redis-connection';
 
@@ -42,7 +42,7 @@ export function createRedisClient(
   return new (loadIoredis().default)(url, oneServer(commandTimeout));
 }
 
-const nodesOf = (list: string): RedisNode[] => parseRedisNodes(list) ?? [];
+const nodesOf = (list: string) => parseRedisNodes(list) ?? [];
 
 /** `nodeAuth`: the data nodes' credentials and TLS (REDIS_URL carries its own). */
 function clusterClient(settings: RedisSettings, nodeAuth: object): Cluster {

@@ -1,12 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Result } from 'ioredis';
-import {
-  type CountedInstant,
-  DAY_MS,
-  isDayOf,
-  secondsUntilReset,
-  utcDateKey,
-} from '../daily-limit.storage';
+import { DAY_MS, isDayOf, secondsUntilReset, utcDateKey } from '../daily-limit.storage';
+import type { CountedInstant } from '../daily-limit.storage';
 import type { DailyLimitFallback } from '../memory-daily-limit.storage';
 import type { RedisConnection } from './redis-connection';
 import type { RedisContributionLedger } from './redis-contribution-ledger';

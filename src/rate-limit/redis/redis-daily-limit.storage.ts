@@ -1,16 +1,9 @@
-import { Logger, LoggerService, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import type { LoggerService, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import { DEFAULTS } from '../../config/environment';
-import {
-  type CountedInstant,
-  DAILY_LIMIT_CONTEXT,
-  DailyLimitRecord,
-  DailyLimitState,
-  DailyLimitStorage,
-  dailyRecord,
-  secondsUntilReset,
-} from '../daily-limit.storage';
+import { DailyLimitStorage, dailyRecord, secondsUntilReset } from '../daily-limit.storage';
+import type { CountedInstant, DailyLimitRecord, DailyLimitState } from '../daily-limit.storage';
 import type { DailyLimitFallback } from '../memory-daily-limit.storage';
 import type { Tracing } from '../../tracing/tracing';
 import { RedisCatchUp } from './redis-catch-up';
@@ -36,8 +29,8 @@ export class RedisDailyLimitStorage
   private readonly counter: RedisDailyCounter;
   private readonly recovery: RedisRecovery;
   private readonly clockOffsetCheck: RedisClockOffset;
-  private readonly tracing?: Tracing;
-  private readonly spanAttributes: Record<string, string>;
+  /** The hit's round trip in a client span, with tracing on. */
+  private readonly traced?: (hit: () => Promise<unknown>) => Promise<unknown>;
   private started?: Promise<void>;
   private stopped?: Promise<void>;
 
@@ -46,7 +39,7 @@ export class RedisDailyLimitStorage
     /** This instance's own counts (MemoryDailyLimitStorage's `fallback`). */
     private readonly memory: DailyLimitFallback,
     private readonly clock: Clock,
-    logger: LoggerService = new Logger(DAILY_LIMIT_CONTEXT),
+    logger: LoggerService,
     {
       allowEviction = false,
       clockOffsetWarnMs = DEFAULTS.REDIS_CLOCK_OFFSET_WARN_MS,
@@ -54,13 +47,13 @@ export class RedisDailyLimitStorage
     }: { allowEviction?: boolean; clockOffsetWarnMs?: number; tracing?: Tracing } = {},
   ) {
     super();
-    this.tracing = tracing;
     // A span names the server, never the client's key.
-    this.spanAttributes = {
+    const attributes = {
       'db.system.name': 'redis',
       'db.operation.name': 'EVALSHA',
       'server.address': connection.address,
     };
+    if (tracing?.on) this.traced = (hit) => tracing.clientSpan('EVALSHA', attributes, hit);
     this.ledger = new RedisContributionLedger(memory.maxClients);
     this.counter = new RedisDailyCounter(connection, this.ledger, memory, this.instance, logger);
     const countedAt = () => memory.countedAt(clock.now().getTime());
@@ -125,9 +118,7 @@ export class RedisDailyLimitStorage
     let reply: unknown;
     try {
       const hit = () => this.counter.hit(key, redisKey, at);
-      reply = await (this.tracing?.on
-        ? this.tracing.clientSpan('EVALSHA', this.spanAttributes, hit)
-        : hit());
+      reply = await (this.traced ? this.traced(hit) : hit());
     } catch (error) {
       this.recovery.failed(error);
       return undefined;

@@ -38,7 +38,7 @@ export class RedisRecovery {
   ) {
     this.since = clock.now();
     const client = connection.client;
-    client.on('ready', () => void this.recover());
+    client.on('ready', () => this.recover());
     client.on('close', () => this.fallBack('connection closed'));
     // ioredis reports every failed reconnection here; the fall-back logs the outage once.
     client.on('error', (error: Error) => (this.lastError = errorText(error)));
@@ -140,13 +140,13 @@ export class RedisRecovery {
   private startProbing(): void {
     this.probe ??= setInterval(() => {
       if (this.connection.client.status !== 'ready') return;
-      if (!this.inRedis) void this.recover();
-      else if (this.connection.cluster) void this.rejoin();
+      if (!this.inRedis) this.recover();
+      else if (this.connection.cluster) this.rejoin();
     }, RECOVERY_PROBE_MS).unref();
   }
 
-  private recover(): Promise<void> {
-    if (this.inRedis || this.closed) return Promise.resolve();
+  private recover(): void {
+    if (this.inRedis || this.closed) return;
     const generation = this.generation;
     this.running ??= this.serverCheck
       .run()
@@ -156,7 +156,6 @@ export class RedisRecovery {
         this.lastError = errorText(error);
       })
       .finally(() => (this.running = undefined));
-    return this.running;
   }
 
   /** Shares first, then adds what was counted meanwhile: else, under load, it would never end. */
@@ -172,8 +171,8 @@ export class RedisRecovery {
       .catch((error: unknown) => this.fallBack(errorText(error)));
   }
 
-  private rejoin(): Promise<void> {
-    if (this.running || this.closed) return Promise.resolve();
+  private rejoin(): void {
+    if (this.running || this.closed) return;
     const generation = this.generation;
     this.running = this.catchUp
       .run()
@@ -184,6 +183,5 @@ export class RedisRecovery {
       })
       .catch(() => this.toPartly('catch-up failed'))
       .finally(() => (this.running = undefined));
-    return this.running;
   }
 }
