@@ -75,7 +75,9 @@ export async function startRedisStore(
 ): Promise<RedisDailyLimitStorage> {
   const memory = new MemoryDailyLimitStorage(clock);
   const connection = new RedisConnection(
-    { topology: 'standalone', client: createRedisClient(url) },
+    // 1 s, not the 200 ms default: a stall of a loaded test machine must not pass for a slow Redis
+    // (a frozen one still times out).
+    { topology: 'standalone', client: createRedisClient(url, 1_000) },
     'test-redis',
   );
   const storage = new RedisDailyLimitStorage(connection, memory.fallback, clock, logger, {
