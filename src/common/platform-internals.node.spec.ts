@@ -1,8 +1,7 @@
 import { once } from 'node:events';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { connect, type Socket } from 'node:net';
 import { AnswerHeader, CHECKED_ON, fixedHeaders, setFixedHeaders } from './platform-internals';
-import { listenOnLoopback } from '../testing/http';
+import { listenOnLoopback, sentRaw } from '../testing/http';
 
 type Handled = { request: IncomingMessage; response: ServerResponse };
 
@@ -25,15 +24,11 @@ describe(`The internals of Node ${CHECKED_ON.node}`, () => {
     server.close();
   });
 
-  /** A raw client that has sent `head` and whose request the server has handed to its handler. */
-  async function sent(head: string): Promise<{ client: Socket; at: Handled }> {
-    const client = connect({ port, host: '127.0.0.1' });
-    client.on('error', () => undefined);
-    const arrived = once(server, 'request');
-    client.write(head);
-    await arrived;
+  /** A raw client that has sent `head`, and the request and response its handler got. */
+  const sent = async (head: string) => {
+    const client = await sentRaw(server, port, head);
     return { client, at: handled[handled.length - 1] };
-  }
+  };
   const GET = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n';
 
   /** The head a response writes once its handler sets headers with `set`, then ends it. */

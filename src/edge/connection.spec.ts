@@ -5,23 +5,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Connection, type Edge } from './connection';
 import { installEdge } from './edge';
+import { EDGE_TEST_SETTINGS } from '../testing/edge-settings';
 import { listenOnLoopback } from '../testing/http';
 import { ErrorResponses } from '../common/error-responses';
-
-const SETTINGS = {
-  MAX_CONNECTIONS: 100,
-  MAX_CONNECTIONS_PER_CLIENT: 100,
-  CONNECTION_REFUSALS_PER_CLIENT: 0,
-  CONNECTION_REFUSAL_TIMEOUT_MS: 1_000,
-  MAX_PIPELINED_REQUESTS: 8,
-  HEADERS_TIMEOUT_MS: 10_000,
-  REQUEST_TIMEOUT_MS: 15_000,
-  KEEP_ALIVE_TIMEOUT_MS: 5_000,
-  LINGERING_TIME_MS: 1_000,
-  LINGERING_TIMEOUT_MS: 500,
-  SHUTDOWN_TIMEOUT_MS: 1_000,
-  SHUTDOWN_DRAIN_DELAY_MS: 0,
-};
 
 /**
  * What each connection holds decides the shutdown: a partial head is answered 408, a connection
@@ -34,7 +20,7 @@ describe('Connection.holds and the requests waiting', () => {
   const edge = installEdge(
     { api: server },
     {
-      ...SETTINGS,
+      ...EDGE_TEST_SETTINGS,
       errors: new ErrorResponses({ headers: [], bodyLimit: 8_192 }),
       observers: [],
       trustProxy: () => false,

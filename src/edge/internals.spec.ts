@@ -3,7 +3,7 @@ import { fstatSync } from 'node:fs';
 import { createServer, IncomingMessage, type Server, ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { CHECKED_ON } from '../common/platform-internals';
-import { listenOnLoopback } from '../testing/http';
+import { listenOnLoopback, sentRaw } from '../testing/http';
 import { listenerFd } from './accept-queue';
 import { beforeHead, detachParser, parseNoFurtherRequests } from './connection';
 import { checkTimeoutsEvery } from './edge';
@@ -35,15 +35,11 @@ describe(`The edge's own internals of Node ${CHECKED_ON.node}`, () => {
     server.close();
   });
 
-  /** A raw client that has sent `head` and whose request the server has handed to its handler. */
-  async function sent(head: string): Promise<{ client: Socket; at: Handled }> {
-    const client = connect({ port, host: '127.0.0.1' });
-    client.on('error', () => undefined);
-    const arrived = once(server, 'request');
-    client.write(head);
-    await arrived;
+  /** A raw client that has sent `head`, and the request and response its handler got. */
+  const sent = async (head: string) => {
+    const client = await sentRaw(server, port, head);
     return { client, at: handled[handled.length - 1] };
-  }
+  };
   const GET = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n';
 
   it('`connectionsCheckingInterval`: a number Node keeps on the server', () => {

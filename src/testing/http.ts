@@ -1,6 +1,6 @@
 import { Agent, IncomingHttpHeaders, request } from 'node:http';
 import { once } from 'node:events';
-import type { AddressInfo, Server, Socket } from 'node:net';
+import { type AddressInfo, connect, type Server, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { recordAnswer, VALID } from './bodies';
 
@@ -166,4 +166,14 @@ export async function listenOnLoopback(server: Server): Promise<number> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return (server.address() as AddressInfo).port;
+}
+
+/** A raw loopback client that has sent `head`, once `server` has handed its request to a handler. */
+export async function sentRaw(server: Server, port: number, head: string): Promise<Socket> {
+  const client = connect({ port, host: '127.0.0.1' });
+  client.on('error', () => undefined);
+  const arrived = once(server, 'request');
+  client.write(head);
+  await arrived;
+  return client;
 }
