@@ -2,7 +2,7 @@ import { Controller, Get, INestApplication, Logger } from '@nestjs/common';
 import { getOptionsToken, SkipThrottle, Throttle } from '@nestjs/throttler';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import request from 'supertest';
 import { StartupRefusal } from '../src/common/startup-refusal';
 import { DailyLimitStorage, DAY_MS } from '../src/rate-limit/daily-limit.storage';
@@ -14,10 +14,8 @@ import { INTERNAL_ERROR, INVALID, limited, UNSUPPORTED_TYPE, VALID } from '../sr
 import { OverLimitStorage } from '../src/testing/daily-limit';
 import { SettableClock } from '../src/testing/settable-clock';
 import { README_EXAMPLE_ANSWER } from '../src/testing/readme-example';
-import { MAIN_JS, runToExit } from '../src/testing/server-process';
+import { runToExit } from '../src/testing/server-process';
 import { listenTestApp, scrapeMetrics, startupFailure } from '../src/testing/test-app';
-
-const DIST = dirname(MAIN_JS);
 
 const LIMITED = limited(100);
 
@@ -105,12 +103,26 @@ class AllExemptController {
   }
 }
 
-/** A script node preloads (NODE_OPTIONS=--require) to put @Throttle() on the API's operation. */
+/**
+ * A script node preloads (NODE_OPTIONS=--require) to put @Throttle() on the API's operation. The
+ * built server is one bundle (scripts/bundle.cjs), so its controller is reached as it is decorated:
+ * TypeScript's decorator helper calls Reflect.decorate, which the bundled reflect-metadata defines.
+ */
 const THROTTLE_THE_OPERATION = `
 const { Throttle } = require(${JSON.stringify(require.resolve('@nestjs/throttler'))});
-const { DepreciationController } = require(${JSON.stringify(join(DIST, 'depreciation', 'depreciation.controller.js'))});
-const prototype = DepreciationController.prototype;
-Throttle({ default: { limit: 5, ttl: 60000 } })(prototype, 'calculate', Object.getOwnPropertyDescriptor(prototype, 'calculate'));
+const throttle = Throttle({ default: { limit: 5, ttl: 60000 } });
+const reflect = Reflect;
+const throttled = (decorate) => (decorators, target, key, descriptor) =>
+  decorate(
+    target?.constructor?.name === 'DepreciationController' && key === 'calculate'
+      ? [throttle, ...decorators]
+      : decorators,
+    target, key, descriptor);
+globalThis.Reflect = new Proxy(reflect, {
+  defineProperty: (target, key, attributes) =>
+    reflect.defineProperty(target, key,
+      key === 'decorate' ? { ...attributes, value: throttled(attributes.value) } : attributes),
+});
 `;
 
 describe('the daily limit (e2e, through AppModule)', () => {
