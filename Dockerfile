@@ -67,16 +67,6 @@ RUN set -eu; \
     mv clients/typescript/dist /out/app/clients/typescript/; \
     cp -a clients/typescript/package.json /out/app/clients/typescript/; \
     cd /; rm -rf /vehicle-depreciation-service /tmp/npm-cache /tmp/sbom.json
-# V8's code for the modules a start loads, made by the node that runs them, at the path they run
-# from and as the user they run as (Node keys the cache by all three): a new replica compiles less
-# before its first answer. Owned by root afterwards and readable by all, like the rest of /app
-# (Node writes its entries readable by their owner only).
-WORKDIR /
-RUN mv /out/app /app && install -d -o 10001 -g 10001 /app/.node-compile-cache && \
-    /out/bin/node -e "process.setgid(10001); process.setuid(10001); \
-      require('node:module').enableCompileCache('/app/.node-compile-cache'); \
-      require('/app/dist/app.module')" && \
-    chown -R 0:0 /app/.node-compile-cache && chmod -R a+rX /app/.node-compile-cache
 
 FROM ${RUNTIME_IMAGE} AS runtime
 # No RUN in this stage: nothing executes in the base while building, and no build-time mount point
@@ -86,9 +76,7 @@ COPY --from=build /out/bin/node /usr/local/bin/node
 COPY --from=build /out/lib/libatomic.so.1 /usr/lib/libatomic.so.1
 # Owned by root and not writable by the service: it writes nothing, so the root filesystem can be
 # read-only (`--read-only`, Kubernetes' readOnlyRootFilesystem) and no volume is needed.
-COPY --from=build /app /app
-# Read only: a start reads it, and writes nothing where the root filesystem is read-only.
-ENV NODE_COMPILE_CACHE=/app/.node-compile-cache
+COPY --from=build /out/app /app
 COPY LICENSE /app/LICENSE
 WORKDIR /app
 # A fixed numeric user without a passwd entry (the service looks up no user or home): Kubernetes'

@@ -1,4 +1,3 @@
-import './compile-cache';
 // Before Nest loads: from here on SIGUSR1 cannot open the inspector (inspector-signal.ts).
 import { reportInspectorSignal } from './common/inspector-signal';
 import { Logger } from '@nestjs/common';
