@@ -96,7 +96,7 @@ ${sides.join('\n')}
 | goal | each round | median | result |
 |---|---|--:|---|
 | cold: first ${COLD} s p99 ≤ ${GOALS.coldP99} × the bare route's | ${list(coldP99)} | ${fixed(m(coldP99))}× | ${verdict(m(coldP99) <= GOALS.coldP99)} |
-| start: first answer ≤ ${GOALS.startSeconds} s after the bare route's | ${list(start, 3)} | +${fixed(m(start), 3)} s | ${verdict(m(start) <= GOALS.startSeconds)} |
+| start: first answer ≤ ${GOALS.startSeconds} s after the bare route's | ${list(start, 3)} | ${m(start) >= 0 ? '+' : ''}${fixed(m(start), 3)} s | ${verdict(m(start) <= GOALS.startSeconds)} |
 | steady: ≥ ${GOALS.steady} × the bare route's req/s | ${list(steady)} | ${fixed(m(steady), 3)}× | ${verdict(m(steady) >= GOALS.steady)} |
 | steady: p99 ≤ ${GOALS.steadyP99} × the bare route's | ${list(steadyP99)} | ${fixed(m(steadyP99))}× | ${verdict(m(steadyP99) <= GOALS.steadyP99)} |
 | (cold req/s, for reference) | ${list(coldRps)} | ${fixed(m(coldRps), 3)}× | |
