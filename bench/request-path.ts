@@ -25,12 +25,13 @@ const SETTLE_AFTER_MS = 200;
  * serves REQUEST_PATH_PORT on loopback (unref'd: it never keeps the server up). `/reset` takes the
  * coverage so far and drops it; `/take` takes it and answers `{ "dist/x.js": functions that ran }`
  * for the scripts under REQUEST_PATH_ROOT's dist/ and clients/<name>/dist/ (a workspace package
- * loads from its real path there, not from node_modules/).
+ * loads from its real path there, not from node_modules/). In the bundle (dist/main.js, made by
+ * scripts/bundle.cjs) each function that ran is counted in its own source, through the bundle's
+ * source map, as the dist/ file that source compiles to; its dependencies' functions are not.
  */
 const PRELOAD = `'use strict';
 const { Session } = require('node:inspector');
 const { createServer } = require('node:http');
-const { relative } = require('node:path');
 const { fileURLToPath } = require('node:url');
 const session = new Session();
 session.connect();
@@ -41,16 +42,41 @@ const post = (method, params = {}) =>
 const started = post('Profiler.enable').then(() =>
   post('Profiler.startPreciseCoverage', { callCount: true, detailed: false }),
 );
+const { readFileSync } = require('node:fs');
+const { SourceMap } = require('node:module');
+const { join, relative, resolve } = require('node:path');
 const root = process.env.REQUEST_PATH_ROOT;
 const own = /^(?:clients\\/[^/]+\\/)?dist\\/.+\\.js$/;
+const BUNDLE = 'dist/main.js';
+let bundle;
+/** The dist/ file that the source of an offset of the bundle compiles to, if it is the project's. */
+function builtAt(offset) {
+  if (bundle === undefined) {
+    const text = readFileSync(join(root, BUNDLE), 'utf8');
+    const starts = [0];
+    for (let at = text.indexOf('\\n'); at >= 0; at = text.indexOf('\\n', at + 1)) starts.push(at + 1);
+    const map = new SourceMap(JSON.parse(readFileSync(join(root, BUNDLE + '.map'), 'utf8')));
+    bundle = { starts, map };
+  }
+  let line = 0;
+  for (let step = 1 << 20; step > 0; step >>= 1)
+    if (line + step < bundle.starts.length && bundle.starts[line + step] <= offset) line += step;
+  const source = bundle.map.findEntry(line, offset - bundle.starts[line]).originalSource;
+  if (source === undefined || source.includes('/node_modules/')) return undefined;
+  const path = relative(root, source.startsWith('file:') ? fileURLToPath(source) : resolve(root, 'dist', source));
+  return path.replace(/^src\\/(.+)\\.ts$/, 'dist/$1.js');
+}
 function ranIn(result) {
   const files = {};
   for (const script of result) {
     if (!script.url.startsWith('file:')) continue;
     const path = relative(root, fileURLToPath(script.url));
     if (!own.test(path)) continue;
-    const ran = script.functions.filter((f) => f.ranges.some((r) => r.count > 0)).length;
-    if (ran > 0) files[path] = ran;
+    const ran = script.functions.filter((f) => f.ranges.some((r) => r.count > 0));
+    for (const f of ran) {
+      const built = path === BUNDLE ? builtAt(f.ranges[0].startOffset) : path;
+      if (built !== undefined) files[built] = (files[built] ?? 0) + 1;
+    }
   }
   return files;
 }
