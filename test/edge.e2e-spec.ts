@@ -1,6 +1,3 @@
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { limited, TOO_LARGE, VALID } from '../src/testing/bodies';
@@ -102,10 +99,8 @@ describe('refusals are answers (built server, defaults)', () => {
     it(
       'answers 100 parallel curl requests from one address (curl --parallel)',
       async () => {
-        const file = join(tmpdir(), `edge-small-${process.pid}.json`);
-        writeFileSync(file, SMALL);
         const outcomes = await curlRequests(server.port, {
-          file,
+          body: SMALL,
           count: 100,
           from: nextClient(),
           parallel: true,
@@ -185,9 +180,8 @@ describe('an oversized body gets its 413 every time (built server, defaults)', (
     it.each([2, 8, 20])(
       '%i MB: curl (Expect: 100-continue) reads the 413 body in every run',
       async (megabytes) => {
-        const file = join(tmpdir(), `edge-${megabytes}mb-${process.pid}.json`);
-        writeFileSync(file, jsonOf(megabytes * MB));
-        const outcomes = await curlRequests(server.port, { file, count: RUNS, from: nextClient() });
+        const body = jsonOf(megabytes * MB);
+        const outcomes = await curlRequests(server.port, { body, count: RUNS, from: nextClient() });
         expect(tally(outcomes)).toEqual({ '413': RUNS });
         for (const outcome of outcomes) expect(bodyOf(outcome)).toEqual(TOO_LARGE);
       },

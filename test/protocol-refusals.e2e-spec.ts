@@ -1,6 +1,3 @@
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { INVALID, VALID } from '../src/testing/bodies';
 import { PROCESS_TEST_TIMEOUT_MS } from '../src/testing/processes';
@@ -73,10 +70,8 @@ describe('codings and versions the service does not speak (built server)', () =>
 
   describeWithTools(['curl'], 'with curl', () => {
     it('refuses a body curl sends as zstd with the same 415', async () => {
-      const file = join(tmpdir(), `coding-${process.pid}.json`);
-      writeFileSync(file, JSON.stringify(VALID));
       const [answer] = await curlRequests(server.port, {
-        file,
+        body: JSON.stringify(VALID),
         headers: ['Content-Encoding: zstd'],
       });
       expect(answer).toMatchObject({ status: 415, json: UNSUPPORTED_CODING });

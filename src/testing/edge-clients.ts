@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect, type Socket } from 'node:net';
 import { HttpAnswer, type Outcome, outcomeOf, parseJson } from './http';
 
@@ -37,20 +40,37 @@ export function fetchRequest({ port, body }: { port: number; body: Buffer }): Pr
 }
 
 /**
- * curl POSTing the body in `file` (curl sends `Expect: 100-continue` for a body over 1 MiB), with
+ * curl POSTing `body` (curl sends `Expect: 100-continue` for a body over 1 MiB; it reads it from a
+ * file of its own, removed after), with
  * `headers` (`Name: value`) besides its Content-Type. One
  * call of curl may make several requests at once (`--parallel`): one outcome each, with the
  * status and body (not the headers), or curl's exit code as the error.
  */
-export function curlRequests(
+export async function curlRequests(
   port: number,
-  {
-    file,
-    count = 1,
-    from,
-    parallel = false,
-    headers = [],
-  }: { file: string; count?: number; from?: string; parallel?: boolean; headers?: string[] },
+  { body, ...options }: { body: string | Buffer } & CurlOptions,
+): Promise<Outcome[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'curl-body-'));
+  try {
+    const file = join(dir, 'body.json');
+    writeFileSync(file, body);
+    return await curl(port, file, options);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+interface CurlOptions {
+  count?: number;
+  from?: string;
+  parallel?: boolean;
+  headers?: string[];
+}
+
+function curl(
+  port: number,
+  file: string,
+  { count = 1, from, parallel = false, headers = [] }: CurlOptions,
 ): Promise<Outcome[]> {
   const url = `http://127.0.0.1:${port}/api/depreciate`;
   // Per transfer: its body, type, address and one line with its curl exit code and status.
