@@ -81,7 +81,7 @@ async function bundle() {
 }
 
 // keepNames names every function as it is made, and a function so named costs more each time it
-// runs: warm requests took 15 % more instructions than the unbundled build (callgrind, one core).
+// runs: warm requests took 13 % more instructions than the unbundled build (callgrind, one core).
 // Without keepNames, Nest's classes that the bundle renames would log as _InstanceLoader and
 // ConfigHostModule2. So this helper names only a class or function whose name is not the one
 // wanted; arrows and methods (no prototype) keep the names V8 gives them. It is defined in the
