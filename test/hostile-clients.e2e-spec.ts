@@ -166,8 +166,13 @@ describe('a descriptor flood (built server, 256 descriptors)', () => {
       // stdout, stderr and the scrape: it may be up to three connections early).
       await server.untilSockets('the server to take up every connection', (n) => open() <= n);
       // MAX_CONNECTIONS is 90 % of 256: the rest were closed as they came, and the process lives.
+      // A loaded client may see a close at accept late; the 230 it holds wait for REQUEST_TIMEOUT_MS.
       expect(open()).toBeGreaterThan(100);
-      expect(open()).toBeLessThanOrEqual(230);
+      await waitFor(
+        'the connections closed at accept to be seen closed',
+        () => Promise.resolve(open() <= 230),
+        500,
+      );
       expect(server.hasExited).toBe(false);
       await within(5_000, Promise.all(held.map((h) => h.connection.closed)));
       expect((await depreciate(server.port, { from: nextClient() })).status).toBe(200);
