@@ -199,11 +199,16 @@ describe('the built server as a process (node dist/main.js)', () => {
       } });`,
     );
     try {
-      const server = await startServer({ NODE_OPTIONS: `--require ${preload}` });
+      const server = await startServer({ NODE_OPTIONS: `--require ${preload}`, LOG_LEVEL: 'info' });
       try {
         expect((await depreciate(server.port, { body: README_EXAMPLE_REQUEST })).status).toBe(200);
         expect((await send({ port: server.port, path: '/docs/' })).status).toBe(200);
         expect(server.stderr).toBe('');
+        // Nest's classes keep their names in the bundle (it renamed InstanceLoader _InstanceLoader).
+        const contexts = new Set(server.logLines().map((line) => line.context));
+        for (const context of ['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory'])
+          expect(contexts).toContain(context);
+        expect([...contexts].filter((context) => /^_|\d$/.test(String(context)))).toEqual([]);
       } finally {
         await server.stop();
       }
