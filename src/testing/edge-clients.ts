@@ -41,8 +41,7 @@ export function fetchRequest({ port, body }: { port: number; body: Buffer }): Pr
 
 /**
  * curl POSTing `body` (curl sends `Expect: 100-continue` for a body over 1 MiB; it reads it from a
- * file of its own, removed after), with
- * `headers` (`Name: value`) besides its Content-Type. One
+ * file of its own, removed after), with `headers` (`Name: value`) besides its Content-Type. One
  * call of curl may make several requests at once (`--parallel`): one outcome each, with the
  * status and body (not the headers), or curl's exit code as the error.
  */
