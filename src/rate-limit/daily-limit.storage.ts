@@ -75,10 +75,6 @@ export const utcDayNumber = (epochMs: number): number => Math.floor(epochMs / DA
 export const secondsUntilReset = (epochMs: number, day = utcDayNumber(epochMs)): number =>
   Math.ceil(((day + 1) * DAY_MS - epochMs) / 1000);
 
-/** The UTC date as YYYY-MM-DD, for keys that must name their day (shared stores). */
-export const utcDateKey = (epochMs: number): string =>
-  new Date(utcDayNumber(epochMs) * DAY_MS).toISOString().slice(0, 10);
-
 /** After a clock steps back, the day is the latest counted; seconds still follow the clock. */
 export interface CountedInstant {
   readonly now: number;
@@ -134,6 +130,3 @@ export class DayRollover {
     return utcDayNumber(now) > this.latest;
   }
 }
-
-/** Whether UTC day `day` is the one `at` counts in (hits counted alone before midnight are not). */
-export const isDayOf = (day: number, at: CountedInstant): boolean => day === at.day;

@@ -1,10 +1,4 @@
-import {
-  DayRollover,
-  isDayOf,
-  secondsUntilReset,
-  utcDateKey,
-  utcDayNumber,
-} from './daily-limit.storage';
+import { DayRollover, secondsUntilReset, utcDayNumber } from './daily-limit.storage';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -31,11 +25,6 @@ describe('the daily window (UTC calendar day)', () => {
   it('counts the seconds to the end of a later day, for a clock behind the day counted in', () => {
     const nextDay = utcDayNumber(at('2026-11-22T00:00:01.000Z'));
     expect(secondsUntilReset(at('2026-11-21T23:59:57.000Z'), nextDay)).toBe(86_403);
-  });
-
-  it('names the UTC date, not the local one', () => {
-    expect(utcDateKey(at('2026-12-31T23:59:59.999Z'))).toBe('2026-12-31');
-    expect(utcDateKey(at('2027-01-01T00:00:00.000Z'))).toBe('2027-01-01');
   });
 });
 
@@ -82,10 +71,5 @@ describe('DayRollover', () => {
     // A late reply for the day before neither enters it nor moves the day; a later day starts.
     expect([days.enter(20778), days.enter(20779), days.enter(20780)]).toEqual([false, true, true]);
     expect(started).toEqual([20779, 20780]);
-  });
-
-  it("tells whether a key's day is the one an instant counts in", () => {
-    const at = { now: Date.parse('2026-11-21T23:58:00.000Z'), day: 20779 };
-    expect([isDayOf(20779, at), isDayOf(20778, at)]).toEqual([true, false]);
   });
 });

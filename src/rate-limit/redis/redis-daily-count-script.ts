@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Result } from 'ioredis';
-import { DAY_MS, isDayOf, secondsUntilReset, utcDateKey } from '../daily-limit.storage';
+import { DAY_MS, secondsUntilReset, utcDayNumber } from '../daily-limit.storage';
 import type { CountedInstant } from '../daily-limit.storage';
 import type { DailyLimitFallback } from '../memory-daily-limit.storage';
 import type { RedisConnection } from './redis-connection';
@@ -11,11 +11,12 @@ export const REDIS_KEY_PREFIX = 'depreciation:daily';
 /** So that an instance whose clock lags a little still finds its count. */
 const EXPIRY_GRACE_SECONDS = 60;
 
-export const redisKey = (client: string, epochMs: number): string =>
-  `${REDIS_KEY_PREFIX}:${utcDateKey(epochMs)}:${client}`;
+/** `day` is a day number (CountedInstant's), not epoch ms; the key names its UTC date. */
+export const dayKey = (client: string, day: number): string =>
+  `${REDIS_KEY_PREFIX}:${new Date(day * DAY_MS).toISOString().slice(0, 10)}:${client}`;
 
-/** `day` is a day number (CountedInstant's), not epoch ms. */
-export const dayKey = (client: string, day: number): string => redisKey(client, day * DAY_MS);
+export const redisKey = (client: string, epochMs: number): string =>
+  dayKey(client, utcDayNumber(epochMs));
 
 /** More than a day for a day ahead of `now` (a clock behind it); the grace alone once past. */
 export const keyTtl = (day: number, now: number): number =>
@@ -140,7 +141,7 @@ export class RedisDailyCounter {
   ): Promise<unknown> {
     let own = 0;
     let floor = 0;
-    if (isDayOf(day, at)) {
+    if (day === at.day) {
       own = Math.max(0, this.ledger.ownOf(client, day) - counted);
       floor = Math.max(own, this.memory.count(client, at.now) - counted);
     }
