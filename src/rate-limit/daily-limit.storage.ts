@@ -32,7 +32,6 @@ export abstract class DailyLimitStorage implements ThrottlerStorage {
   /** The record itself when the store can answer at once, sparing the hot path a promise. */
   abstract hit(key: string, limit: number): DailyLimitRecord | Promise<DailyLimitRecord>;
 
-  /** `ttl` and `blockDuration` are ignored: the window is the UTC day. */
   increment(key: string, _ttl: number, limit: number, ..._blockDurationAndName: unknown[]) {
     return Promise.resolve(this.hit(key, limit));
   }
@@ -88,12 +87,7 @@ export interface CountedInstant {
 export class DayRollover {
   private latest = -Infinity;
 
-  constructor(private readonly startDay: () => void) {}
-
-  /** The day counted in (-Infinity before the first `reach`). */
-  get day(): number {
-    return this.latest;
-  }
+  constructor(private readonly startDay: (day: number) => void) {}
 
   /** The day an instant counts in, without moving to it: its own, or the later one counted in. */
   dayOf(now: number): number {
@@ -101,20 +95,17 @@ export class DayRollover {
   }
 
   reach(now: number): number {
-    return this.reachDay(utcDayNumber(now));
-  }
-
-  reachDay(day: number): number {
-    if (day > this.latest) {
-      this.latest = day;
-      this.startDay();
-    }
+    this.enter(utcDayNumber(now));
     return this.latest;
   }
 
-  /** False for an earlier day than the one counted in: a late reply. */
+  /** Moves on to `day` if it is later; false for an earlier one: a late reply. */
   enter(day: number): boolean {
-    return this.reachDay(day) === day;
+    if (day > this.latest) {
+      this.latest = day;
+      this.startDay(day);
+    }
+    return day === this.latest;
   }
 
   isCounted(day: number): boolean {

@@ -31,7 +31,7 @@ describe('the daily window (UTC calendar day)', () => {
 describe('DayRollover', () => {
   it('starts each later UTC day once, and stays on its day when the clock steps back', () => {
     const started: number[] = [];
-    const days = new DayRollover(() => started.push(days.day));
+    const days = new DayRollover((day) => started.push(day));
     expect(days.reach(Date.parse('2026-11-21T12:00:00.000Z'))).toBe(20778);
     expect(days.reach(Date.parse('2026-11-21T23:59:59.999Z'))).toBe(20778);
     expect(days.reach(Date.parse('2026-11-22T00:00:00.000Z'))).toBe(20779);
@@ -41,18 +41,18 @@ describe('DayRollover', () => {
 
   it("tells an instant's day without moving to it: its own, or the later one reached", () => {
     const started: number[] = [];
-    const days = new DayRollover(() => started.push(days.day));
+    const days = new DayRollover((day) => started.push(day));
     expect(days.dayOf(Date.parse('2026-11-21T23:58:00.000Z'))).toBe(20778);
     days.reach(Date.parse('2026-11-22T00:00:30.000Z'));
     expect(days.dayOf(Date.parse('2026-11-21T23:58:00.000Z'))).toBe(20779);
     expect(days.dayOf(Date.parse('2026-11-23T00:00:00.000Z'))).toBe(20780);
-    expect(days.reachDay(20779)).toBe(20779);
+    expect(days.enter(20779)).toBe(true);
     expect(started).toEqual([20779]);
   });
 
   it('answers every day comparison of the stores: counted, past, ahead, and entering a day', () => {
     const started: number[] = [];
-    const days = new DayRollover(() => started.push(days.day));
+    const days = new DayRollover((day) => started.push(day));
     days.reach(Date.parse('2026-11-22T00:00:30.000Z'));
     expect([days.isCounted(20779), days.isCounted(20778), days.isCounted(20780)]).toEqual([
       true,
