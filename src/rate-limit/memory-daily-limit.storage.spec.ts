@@ -10,6 +10,8 @@ describe('MemoryDailyLimitStorage', () => {
     storage.increment(key, 86_400_000, limit, 86_400_000, 'daily');
   /** The clock's reading, as the Redis store passes it to the fallback. */
   const now = () => clock.now().getTime();
+  /** The instant a shared count is for, as the Redis store passes it. */
+  const counted = () => storage.fallback.countedAt(now());
 
   beforeEach(() => {
     clock = new SettableClock('2026-11-21T12:00:00.000Z');
@@ -60,8 +62,8 @@ describe('MemoryDailyLimitStorage', () => {
   });
 
   it('raises a count to a total known from elsewhere, never lowers it', () => {
-    expect(storage.fallback.raiseTo('shared', 10, 7, now()).totalHits).toBe(7);
-    expect(storage.fallback.raiseTo('shared', 10, 2, now()).totalHits).toBe(8);
+    expect(storage.fallback.follow('shared', 10, 7, false, counted()).totalHits).toBe(7);
+    expect(storage.fallback.follow('shared', 10, 2, false, counted()).totalHits).toBe(8);
     expect(storage.hit('shared', 10).totalHits).toBe(9);
     expect(storage.fallback.hit('shared', 10, now()).totalHits).toBe(10);
   });
@@ -102,7 +104,9 @@ describe('MemoryDailyLimitStorage', () => {
     storage.hit('a', 3);
     // Behind the 22nd's first hit: still the 22nd, and nothing moves by asking.
     expect(storage.fallback.countedAt(behind)).toEqual({ now: behind, day: 20779 });
-    expect([storage.fallback.isPast(20778), storage.fallback.isPast(20779)]).toEqual([true, false]);
+    // A shared count for the day before is answered as is, leaving the 22nd's count alone.
+    const late = storage.fallback.follow('a', 3, 9, false, { now: behind, day: 20778 });
+    expect([late.totalHits, storage.fallback.count('a', now())]).toEqual([9, 1]);
   });
 
   describe('time only moves forward', () => {
@@ -137,13 +141,13 @@ describe('MemoryDailyLimitStorage', () => {
       storage.hit('a', 100);
       at('2026-11-21T23:58:00.000Z');
       // The Redis store passes the clock as it reads: the reset is the 22nd's end by this clock.
-      expect(storage.fallback.raiseTo('a', 100, 62, now())).toEqual({
+      expect(storage.fallback.follow('a', 100, 62, false, counted())).toEqual({
         totalHits: 62,
         timeToExpire: 86_520,
         isBlocked: false,
         timeToBlockExpire: 0,
       });
-      expect(storage.fallback.followDown('a', 100, 5, now())).toMatchObject({
+      expect(storage.fallback.follow('a', 100, 5, true, counted())).toMatchObject({
         totalHits: 5,
         timeToExpire: 86_520,
       });
@@ -202,7 +206,7 @@ describe('MemoryDailyLimitStorage', () => {
           [4, true],
           [5, true],
         ]);
-        expect(storage.fallback.tracks(client, now())).toBe(false);
+        expect(storage.fallback.count(client, now())).toBe(0); // in the sketch, not the Map
       }
       expect(storage.refuseAtOnce('203.0.113.1', 3)).toMatchObject({ isBlocked: true });
       expect(storage.refuseAtOnce('203.0.200.200', 3)).toBeUndefined();
@@ -231,10 +235,12 @@ describe('MemoryDailyLimitStorage', () => {
     for (let i = 0; i < 5; i++) storage.hit('a', 3);
     const { fallback } = storage;
     expect(fallback.count('a', now())).toBe(5);
-    expect(fallback.followDown('a', 3, 1, now())).toMatchObject({ totalHits: 1, isBlocked: false });
+    expect(fallback.follow('a', 3, 1, true, counted())).toMatchObject({
+      totalHits: 1,
+      isBlocked: false,
+    });
     expect(storage.refuseAtOnce('a', 3)).toBeUndefined();
     expect([fallback.count('a', now()), fallback.count('unknown', now())]).toEqual([1, 0]);
-    expect(fallback.tracks('a', now())).toBe(true);
     expect(fallback.maxClients).toBe(DEFAULTS.MAX_TRACKED_CLIENTS);
   });
 });

@@ -51,22 +51,24 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
       // reaches an earlier day's key (a fresh budget).
       countedAt: (now: number): CountedInstant => ({ now, day: this.days.dayOf(now) }),
       hit: (key: string, limit: number, now: number) => this.add(key, limit, 0, now),
-      /** One hit, the count raised to at least `total` (a shared count), never lowered. */
-      raiseTo: (key: string, limit: number, total: number, now: number) =>
-        this.add(key, limit, total, now),
-      /** One hit, the count set to `total`: a shared count that went down (an operator's reset). */
-      followDown: (key: string, limit: number, total: number, now: number) => {
-        this.add(key, limit, total, now);
-        this.counts.set(key, total); // exactly: for a key in the Map (tracks)
-        return dailyRecord(total, limit, secondsUntilReset(now, this.days.day));
+      /**
+       * One hit, after Redis counted `total` for `at.day`: the count raised to it (never lowered),
+       * or set to it on `reset` (an operator's reset). Answers the shared count, or the Map's.
+       */
+      follow: (key: string, limit: number, total: number, reset: boolean, at: CountedInstant) => {
+        // A reply for a day already past: answered as is, leaving the new day's counts alone.
+        if (this.days.isPast(at.day))
+          return dailyRecord(total, limit, secondsUntilReset(at.now, at.day));
+        const exact = this.days.isAhead(at.now) || this.inMap(key);
+        // Past the Map, the sketch (it never falls) is raised so a fallback resumes here, not at 0.
+        const record = this.add(key, limit, total, at.now);
+        if (exact && !reset) return record;
+        if (exact) this.counts.set(key, total);
+        return dailyRecord(total, limit, record.timeToExpire);
       },
       count: (key: string, now: number) =>
         this.days.isAhead(now) ? 0 : (this.counts.get(key) ?? 0),
-      /** Whether `key` is counted exactly, in the Map (else in the sketch, which never falls). */
-      tracks: (key: string, now: number) => this.days.isAhead(now) || this.inMap(key),
-      refuseAtOnce: (key: string, limit: number, now: number) => this.refuseAt(key, limit, now),
-      /** UTC day `day` is over here: a later day is counted in (a shared count for it is late). */
-      isPast: (day: number) => this.days.isPast(day),
+      refuseAtOnce: (key: string, limit: number, now: number) => this.refuseAtOnce(key, limit, now),
     };
   }
 
@@ -74,8 +76,11 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     return this.add(key, limit, 0, this.clock.now().getTime());
   }
 
-  override refuseAtOnce(key: string, limit: number): DailyLimitRecord | undefined {
-    return this.refuseAt(key, limit, this.clock.now().getTime());
+  override refuseAtOnce(key: string, limit: number, now = this.clock.now().getTime()) {
+    if (this.days.isAhead(now)) return undefined;
+    const hits = this.inMap(key) ? this.counts.get(key) : this.overflow?.count(key, limit);
+    if (hits === undefined || hits < limit) return undefined;
+    return this.add(key, limit, 0, now);
   }
 
   state(): DailyLimitState {
@@ -101,13 +106,6 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     const hits = Math.max((previous ?? 0) + 1, atLeast);
     this.counts.set(previous === undefined ? flat(key) : key, hits);
     return dailyRecord(hits, limit, reset);
-  }
-
-  private refuseAt(key: string, limit: number, now: number): DailyLimitRecord | undefined {
-    if (this.days.isAhead(now)) return undefined;
-    const hits = this.inMap(key) ? this.counts.get(key) : this.overflow?.count(key, limit);
-    if (hits === undefined || hits < limit) return undefined;
-    return this.add(key, limit, 0, now);
   }
 
   private inMap(key: string): boolean {

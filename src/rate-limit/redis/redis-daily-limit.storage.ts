@@ -2,7 +2,7 @@ import type { LoggerService, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import { DEFAULTS } from '../../config/environment';
-import { DailyLimitStorage, dailyRecord, secondsUntilReset } from '../daily-limit.storage';
+import { DailyLimitStorage } from '../daily-limit.storage';
 import type { CountedInstant, DailyLimitRecord, DailyLimitState } from '../daily-limit.storage';
 import type { DailyLimitFallback } from '../memory-daily-limit.storage';
 import type { Tracing } from '../../tracing/tracing';
@@ -64,7 +64,6 @@ export class RedisDailyLimitStorage
   }
 
   async hit(key: string, limit: number): Promise<DailyLimitRecord> {
-    // Time only moves forward: a clock behind the day already counted in still counts in it.
     const at = this.memory.countedAt(this.clock.now().getTime());
     if (this.recovery.inRedis) {
       const shared = await this.countInRedis(key, limit, at);
@@ -125,16 +124,6 @@ export class RedisDailyLimitStorage
     }
     const count = this.counter.read(key, redisKey, reply, at.day, this.recovery.steady);
     if (count === undefined) return this.memory.hit(key, limit, at.now);
-    // A reply for a day already past: answered as is, leaving the new day's counts alone.
-    if (this.memory.isPast(at.day))
-      return dailyRecord(count.total, limit, secondsUntilReset(at.now, at.day));
-    if (!this.memory.tracks(key, at.now)) {
-      // Past the Map: the sketch (it never falls) is raised so a fallback resumes here, not at 0.
-      this.memory.raiseTo(key, limit, count.total, at.now);
-      return dailyRecord(count.total, limit, secondsUntilReset(at.now, at.day));
-    }
-    return count.reset
-      ? this.memory.followDown(key, limit, count.total, at.now)
-      : this.memory.raiseTo(key, limit, count.total, at.now);
+    return this.memory.follow(key, limit, count.total, count.reset, at);
   }
 }
