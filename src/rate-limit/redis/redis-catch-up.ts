@@ -16,7 +16,6 @@ interface IdentityCheck {
   /** Keys whose server changed (came back empty: a restart or a failover); undefined: none. */
   changed?: (key: string) => boolean;
   label: string;
-  everyKey: boolean;
   /** In a Cluster, false while a slot's primary is unknown: what was added there may be missing. */
   known: boolean;
   commit(): void;
@@ -95,12 +94,12 @@ export class RedisCatchUp {
     }
   }
 
-  private async readdToday({ changed, label, everyKey }: IdentityCheck): Promise<void> {
+  private async readdToday({ changed, label }: IdentityCheck): Promise<void> {
     const at = this.countedAt();
     if (label !== this.announced) {
       this.announced = label;
       this.logger.warn(
-        `Redis at ${this.connection.address} is another process than before (${label}): re-adding what this instance counted today for ${everyKey ? `${this.ledger.clients} clients` : 'the clients of those slots'}`,
+        `Redis at ${this.connection.address} is another process than before (${label}): re-adding what this instance counted today for ${this.connection.cluster ? 'the clients of those slots' : `${this.ledger.clients} clients`}`,
       );
     }
     const keyOf = (client: string) => dayKey(client, at.day);
@@ -128,7 +127,6 @@ export class RedisCatchUp {
     return {
       changed: this.runId !== undefined && runId !== this.runId ? () => true : undefined,
       label: `run_id ${runId}`,
-      everyKey: true,
       known: true,
       commit: () => (this.runId = runId),
     };
@@ -156,7 +154,6 @@ export class RedisCatchUp {
       changed:
         changedSlots.size > 0 ? (key) => changedSlots.has(this.connection.slotOf(key)) : undefined,
       label: `${changedSlots.size} slots now on ${moved.join(', ')}`,
-      everyKey: false,
       known: owners.every((owner) => owner !== undefined),
       commit: () => owners.forEach((owner, slot) => owner && (this.slotOwners[slot] = owner)),
     };
