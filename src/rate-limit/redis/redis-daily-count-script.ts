@@ -90,8 +90,7 @@ export class RedisDailyCounter {
     private readonly connection: RedisConnection,
     private readonly ledger: RedisContributionLedger,
     private readonly memory: DailyLimitFallback,
-    /** This process's field in each client's key. */
-    readonly instance: string,
+    private readonly instance: string,
     private readonly logger: LoggerService,
   ) {}
 
