@@ -46,10 +46,7 @@ export const RATE_LIMIT_HEADERS = {
   retryAfter: 'Retry-After',
 } as const;
 
-export function rateLimitHeaderValues(
-  limit: number,
-  record: DailyLimitRecord,
-): Array<[string, number | string]> {
+export function rateLimitHeaderValues(limit: number, record: DailyLimitRecord) {
   const remaining = Math.max(0, limit - record.totalHits);
   const reset = record.timeToExpire;
   const values: Array<[string, number | string]> = [
