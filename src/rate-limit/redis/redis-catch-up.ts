@@ -1,3 +1,4 @@
+import calculateSlot from 'cluster-key-slot';
 import type { Cluster } from 'ioredis';
 import type { LoggerService } from '@nestjs/common';
 import type { RedisContributionLedger } from './redis-contribution-ledger';
@@ -151,8 +152,9 @@ export class RedisCatchUp {
     });
     const moved = [...new Set([...changedSlots].map((slot) => owners[slot]))];
     return {
-      changed:
-        changedSlots.size > 0 ? (key) => changedSlots.has(this.connection.slotOf(key)) : undefined,
+      // cluster-key-slot (ioredis's routing) reads `a{}{b}` by its second tag where Redis hashes
+      // the whole key; the store's keys have no braces, so they map as in Redis.
+      changed: changedSlots.size > 0 ? (key) => changedSlots.has(calculateSlot(key)) : undefined,
       label: `${changedSlots.size} slots now on ${moved.join(', ')}`,
       known: owners.every((owner) => owner !== undefined),
       commit: () => owners.forEach((owner, slot) => owner && (this.slotOwners[slot] = owner)),

@@ -1,4 +1,3 @@
-import calculateSlot from 'cluster-key-slot';
 import Redis, { Cluster } from 'ioredis';
 
 /** ioredis's ReplyError: the server is there and refused a command. */
@@ -34,14 +33,6 @@ export class RedisConnection {
 
   nameOf(primary: Redis): string {
     return this.cluster ? nodeName(primary) : this.address;
-  }
-
-  /**
-   * cluster-key-slot (ioredis's routing) reads `a{}{b}` by its second tag where Redis hashes the
-   * whole key; the store's keys have no braces, so they map as in Redis.
-   */
-  slotOf(key: string): number {
-    return calculateSlot(key);
   }
 
   /**
