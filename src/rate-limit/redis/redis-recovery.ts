@@ -39,7 +39,7 @@ export class RedisRecovery {
     this.since = clock.now();
     const client = connection.client;
     client.on('ready', () => this.recover());
-    client.on('close', () => this.fallBack('connection closed'));
+    client.on('close', () => this.toAlone('connection closed'));
     // ioredis reports every failed reconnection here; the fall-back logs the outage once.
     client.on('error', (error: Error) => (this.lastError = errorText(error)));
   }
@@ -70,7 +70,7 @@ export class RedisRecovery {
   failed(error: unknown): void {
     // In a Cluster that is up, a failed command is one slot's outage: other primaries answer.
     if (this.connection.cluster?.status === 'ready') this.toPartly(errorText(error));
-    else this.fallBack(errorText(error));
+    else this.toAlone(errorText(error));
   }
 
   /** Waits briefly for Redis so the first requests are shared; serves from memory if it is down. */
@@ -102,16 +102,16 @@ export class RedisRecovery {
     else client.disconnect();
   }
 
-  /** A failure of every client's Redis; answers whether the store just began counting alone. */
-  toAlone(reason: string): boolean {
+  /** A failure of every client's Redis: counting alone, and probing until it is back. */
+  toAlone(reason: string): void {
     this.generation += 1;
-    if (!this.inRedis || this.closed) return false;
+    if (!this.inRedis || this.closed) return;
     if (this.sharing) this.since = this.clock.now();
     this.mode = 'alone';
     this.logger.warn(
       `Redis at ${this.connection.address} unavailable (${reason}): counting in this instance's memory until it is back`,
     );
-    return true;
+    this.startProbing();
   }
 
   toPartly(reason: string): void {
@@ -131,10 +131,6 @@ export class RedisRecovery {
     this.since = this.clock.now();
     this.logger.log(line);
     return true;
-  }
-
-  private fallBack(reason: string): void {
-    if (this.toAlone(reason)) this.startProbing();
   }
 
   private startProbing(): void {
@@ -166,9 +162,7 @@ export class RedisRecovery {
       clearInterval(this.probe);
       this.probe = undefined;
     }
-    return this.catchUp
-      .addCountedAlone()
-      .catch((error: unknown) => this.fallBack(errorText(error)));
+    return this.catchUp.addCountedAlone().catch((error: unknown) => this.toAlone(errorText(error)));
   }
 
   private rejoin(): void {
