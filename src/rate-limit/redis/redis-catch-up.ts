@@ -3,7 +3,7 @@ import type { Cluster } from 'ioredis';
 import type { LoggerService } from '@nestjs/common';
 import type { RedisContributionLedger } from './redis-contribution-ledger';
 import type { CountedInstant } from '../daily-limit.storage';
-import { dayKey, type RedisDailyCounter } from './redis-daily-count-script';
+import type { RedisDailyCounter } from './redis-daily-count-script';
 import { isReplyError, nodeName, type RedisConnection } from './redis-connection';
 import { errorText } from '../../common/error-text';
 
@@ -103,8 +103,7 @@ export class RedisCatchUp {
         `Redis at ${this.connection.address} is another process than before (${label}): re-adding what this instance counted today for ${this.connection.cluster ? 'the clients of those slots' : `${this.ledger.clients} clients`}`,
       );
     }
-    const keyOf = (client: string) => dayKey(client, at.day);
-    for (const batch of this.ledger.today(at.day, keyOf, BATCH, changed)) {
+    for (const batch of this.ledger.today(at.day, BATCH, changed)) {
       const results = await Promise.allSettled(
         batch.map(({ client, key }) => this.counter.readd(client, key, at)),
       );

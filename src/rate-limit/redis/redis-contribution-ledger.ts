@@ -1,4 +1,5 @@
 import { type CountedInstant, DayRollover } from '../daily-limit.storage';
+import { dayKey } from './redis-daily-count-script';
 
 /** Hits counted alone for one client's day, not yet added to Redis. */
 type CountedAlone = { client: string; hits: number; day: number };
@@ -36,8 +37,9 @@ export class RedisContributionLedger {
     return this.days.isCounted(day) ? (this.own.get(client) ?? 0) : 0;
   }
 
-  countAlone(client: string, key: string, day: number): void {
+  countAlone(client: string, day: number): void {
     this.raise(client, this.ownOf(client, day) + 1, day);
+    const key = dayKey(client, day);
     const entry = this.alone.get(key);
     if (entry) entry.hits += 1;
     else if (this.alone.size < this.maxClients) this.alone.set(key, { client, hits: 1, day });
@@ -76,16 +78,11 @@ export class RedisContributionLedger {
    * Today's contributions in batches (only keys `include` accepts), to re-add them. A client's hits
    * counted alone are part of it: they leave the outage list as the client is taken.
    */
-  *today(
-    day: number,
-    keyOf: (client: string) => string,
-    size: number,
-    include: (key: string) => boolean = () => true,
-  ) {
+  *today(day: number, size: number, include: (key: string) => boolean = () => true) {
     if (!this.days.isCounted(day)) return;
     let batch: { client: string; key: string }[] = [];
     for (const client of this.own.keys()) {
-      const key = keyOf(client);
+      const key = dayKey(client, day);
       if (!include(key)) continue;
       this.alone.delete(key);
       batch.push({ client, key });

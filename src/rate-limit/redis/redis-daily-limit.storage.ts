@@ -69,7 +69,7 @@ export class RedisDailyLimitStorage
       const shared = await this.countInRedis(key, limit, at);
       if (shared !== undefined) return shared;
     }
-    this.ledger.countAlone(key, dayKey(key, at.day), at.day);
+    this.ledger.countAlone(key, at.day);
     return this.memory.hit(key, limit, at.now);
   }
 
