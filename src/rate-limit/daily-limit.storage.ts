@@ -44,7 +44,6 @@ export abstract class DailyLimitStorage implements ThrottlerStorage {
     return undefined;
   }
 
-  /** Where this store counts now (GET /health). */
   abstract state(): DailyLimitState;
 
   /** This clock minus a shared one (Redis's), in ms; undefined without one or before measuring. */
