@@ -62,14 +62,12 @@ export class RedisCatchUp {
       const batch = taken.slice(i, i + BATCH);
       const at = this.countedAt();
       const results = await Promise.allSettled(
-        batch.map(([key, { client, hits, day }]) =>
-          this.counter.addAlone(client, key, hits, day, at),
-        ),
+        batch.map(([, { client, hits, day }]) => this.counter.addAlone(client, hits, day, at)),
       );
       results.forEach((result, j) => {
-        const [key, { client, day }] = batch[j];
+        const { client, day } = batch[j][1];
         if (result.status === 'rejected') failed.push(batch[j]);
-        else this.counter.read(client, key, result.value, day);
+        else this.counter.read(client, result.value, day);
       });
     }
     this.ledger.putBack(failed);
@@ -105,11 +103,10 @@ export class RedisCatchUp {
     }
     for (const batch of this.ledger.today(at.day, BATCH, changed)) {
       const results = await Promise.allSettled(
-        batch.map(({ client, key }) => this.counter.readd(client, key, at)),
+        batch.map((client) => this.counter.readd(client, at)),
       );
       results.forEach((result, i) => {
-        if (result.status === 'fulfilled')
-          this.counter.read(batch[i].client, batch[i].key, result.value, at.day);
+        if (result.status === 'fulfilled') this.counter.read(batch[i], result.value, at.day);
       });
       const failed = results.filter((result) => result.status === 'rejected');
       if (failed.length > 0) throw new Error(`${failed.length} re-additions failed`);

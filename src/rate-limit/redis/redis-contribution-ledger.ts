@@ -75,17 +75,17 @@ export class RedisContributionLedger {
   }
 
   /**
-   * Today's contributions in batches (only keys `include` accepts), to re-add them. A client's hits
-   * counted alone are part of it: they leave the outage list as the client is taken.
+   * Today's contributing clients in batches (only keys `include` accepts), to re-add them. A
+   * client's hits counted alone are part of it: they leave the outage list as it is taken.
    */
   *today(day: number, size: number, include: (key: string) => boolean = () => true) {
     if (!this.days.isCounted(day)) return;
-    let batch: { client: string; key: string }[] = [];
+    let batch: string[] = [];
     for (const client of this.own.keys()) {
       const key = dayKey(client, day);
       if (!include(key)) continue;
       this.alone.delete(key);
-      batch.push({ client, key });
+      batch.push(client);
       if (batch.length === size) {
         yield batch;
         batch = [];

@@ -94,35 +94,35 @@ export class RedisDailyCounter {
     private readonly logger: LoggerService,
   ) {}
 
-  hit(client: string, key: string, at: CountedInstant): Promise<unknown> {
-    return this.connection.withinCommandTimeout(this.send(client, key, 1, 0, 'add', at.day, at));
+  hit(client: string, at: CountedInstant): Promise<unknown> {
+    return this.connection.withinCommandTimeout(this.send(client, 1, 0, 'add', at.day, at));
   }
 
-  addAlone(client: string, key: string, hits: number, day: number, at: CountedInstant) {
-    return this.send(client, key, hits, hits, 'add', day, at);
+  addAlone(client: string, hits: number, day: number, at: CountedInstant) {
+    return this.send(client, hits, hits, 'add', day, at);
   }
 
-  readd(client: string, key: string, at: CountedInstant) {
-    return this.send(client, key, 0, 0, 'max', at.day, at);
+  readd(client: string, at: CountedInstant) {
+    return this.send(client, 0, 0, 'max', at.day, at);
   }
 
   /**
    * The contribution confirmed and a replaced key logged; undefined if the reply is unusable.
    * `reset`: the instance follows the shared count down.
    */
-  read(client: string, key: string, reply: unknown, day: number, steady = false) {
+  read(client: string, reply: unknown, day: number, steady = false) {
     const count = readDailyCount(reply);
     if (count === undefined) {
       if (!this.unusableLogged)
         this.logger.warn(
-          `Redis at ${this.connection.address} answered ${key} with something else than counts (${JSON.stringify(reply)}): counted in this instance's memory`,
+          `Redis at ${this.connection.address} answered ${dayKey(client, day)} with something else than counts (${JSON.stringify(reply)}): counted in this instance's memory`,
         );
       this.unusableLogged = true;
       return undefined;
     }
     if (count.replaced)
       this.logger.warn(
-        `${key} in Redis held a value that is not a daily count: replaced with ${count.total}, the last count this instance saw (fail open from there)`,
+        `${dayKey(client, day)} in Redis held a value that is not a daily count: replaced with ${count.total}, the last count this instance saw (fail open from there)`,
       );
     const reset = this.ledger.confirm(client, count.mine, day, steady) || count.replaced;
     return { total: count.total, reset };
@@ -131,7 +131,6 @@ export class RedisDailyCounter {
   /** A key of another day than the one counted in has no contribution and no floor. */
   private send(
     client: string,
-    key: string,
     hits: number,
     counted: number,
     mode: DailyCountMode,
@@ -145,6 +144,7 @@ export class RedisDailyCounter {
       floor = Math.max(own, this.memory.count(client, at.now) - counted);
     }
     const ttl = keyTtl(day, at.now);
+    const key = dayKey(client, day);
     return this.connection.client.dailyCount(key, this.instance, hits, ttl, floor, own, mode);
   }
 }

@@ -9,7 +9,7 @@ import type { Tracing } from '../../tracing/tracing';
 import { RedisCatchUp } from './redis-catch-up';
 import { RedisClockOffset } from './redis-clock-offset';
 import { RedisContributionLedger } from './redis-contribution-ledger';
-import { dayKey, RedisDailyCounter } from './redis-daily-count-script';
+import { RedisDailyCounter } from './redis-daily-count-script';
 import { RedisRecovery } from './redis-recovery';
 import { RedisServerCheck } from './redis-server-check';
 import type { RedisConnection } from './redis-connection';
@@ -113,16 +113,15 @@ export class RedisDailyLimitStorage
    * is exact; a count that went down (an operator's reset) is followed.
    */
   private async countInRedis(key: string, limit: number, at: CountedInstant) {
-    const redisKey = dayKey(key, at.day);
     let reply: unknown;
     try {
-      const hit = () => this.counter.hit(key, redisKey, at);
+      const hit = () => this.counter.hit(key, at);
       reply = await (this.traced ? this.traced(hit) : hit());
     } catch (error) {
       this.recovery.failed(error);
       return undefined;
     }
-    const count = this.counter.read(key, redisKey, reply, at.day, this.recovery.steady);
+    const count = this.counter.read(key, reply, at.day, this.recovery.steady);
     if (count === undefined) return this.memory.hit(key, limit, at.now);
     return this.memory.follow(key, limit, count.total, count.reset, at);
   }
