@@ -4,6 +4,7 @@ import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerGuard } from '
 import type { ThrottlerModuleOptions, ThrottlerRequest, ThrottlerStorage } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import type { ServerResponse } from 'node:http';
+import { clientKey } from '../common/client-key';
 import { StartupRefusal } from '../common/startup-refusal';
 import { DailyLimitPolicy, rateLimitHeaderValues } from './daily-limit.policy';
 import { DAY_MS } from './daily-limit.storage';
@@ -115,7 +116,7 @@ export class DailyLimitGuard extends ThrottlerGuard {
     if (this.throughThrottlerFlow) return super.canActivate(context);
     if (this.isSkipped(context)) return true;
     const { req, res } = this.getRequestResponse(context) as { req: Request; res: Response };
-    const admitted = this.policy.admit(req, res, this.policy.key(req));
+    const admitted = this.policy.admit(req, res, clientKey(req));
     return admitted === undefined ? true : admitted.then(() => true);
   }
 
@@ -136,7 +137,7 @@ export class DailyLimitGuard extends ThrottlerGuard {
 
   /** The client: its address, normalized (docs/contract.md, "Who is a client"). */
   protected override getTracker(req: Record<string, unknown>): Promise<string> {
-    return Promise.resolve(this.policy.key(req as unknown as Request));
+    return Promise.resolve(clientKey(req as unknown as Request));
   }
 
   /** The client alone, not the route: one budget across the API. */

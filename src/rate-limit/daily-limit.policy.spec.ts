@@ -6,6 +6,7 @@ import { Environment } from '../config/environment';
 import { DailyLimitPolicy } from './daily-limit.policy';
 import type { DailyLimitStorage } from './daily-limit.storage';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
+import { clientKey } from '../common/client-key';
 import { ErrorResponses } from '../common/error-responses';
 
 const ERROR_SETTINGS = { headers: [], bodyLimit: 8_192 };
@@ -46,7 +47,7 @@ describe('DailyLimitPolicy', () => {
   const admit = async (request: Request) => {
     const { headers, asExpress } = fakeResponse();
     const thrown = await Promise.resolve()
-      .then(() => policy.admit(request, asExpress, policy.key(request)))
+      .then(() => policy.admit(request, asExpress, clientKey(request)))
       .catch((e: unknown) => e);
     return { thrown, headers };
   };

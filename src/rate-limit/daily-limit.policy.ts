@@ -103,9 +103,6 @@ export class DailyLimitPolicy {
     this.refusal = new ThrottlerException(rateLimitMessage(this.limit));
   }
 
-  /** Who a request counts against (the throttler's `getTracker`). */
-  readonly key = (request: Pick<Request, 'ip' | 'socket'>): string => clientKey(request);
-
   count(response: ServerResponse, key: string): ReturnType<DailyLimitStorage['hit']> | undefined {
     // Answered by the edge meanwhile (its body broke off): not counted, as HTTP-layer refusals are.
     if (response.writableEnded) return undefined;
@@ -135,7 +132,7 @@ export class DailyLimitPolicy {
     const fixedPath =
       typeof route?.path === 'string' &&
       routeKey({ method: request.method, path: route.path }) === at;
-    if (fixedPath && key === this.key(request)) this.refusedRoutes.set(at, route);
+    if (fixedPath && key === clientKey(request)) this.refusedRoutes.set(at, route);
     throw this.refusal;
   }
 
@@ -154,7 +151,7 @@ export class DailyLimitPolicy {
 
   private overLimitNow(request: Request): DailyLimitRecord | undefined {
     try {
-      return this.storage.refuseAtOnce(this.key(request), this.limit);
+      return this.storage.refuseAtOnce(clientKey(request), this.limit);
     } catch {
       return undefined; // the guard counts it, and handles the store's failure
     }
