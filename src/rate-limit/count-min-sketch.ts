@@ -1,6 +1,4 @@
-import type { LoggerService } from '@nestjs/common';
 import { randomInt } from 'node:crypto';
-import { errorText } from '../common/error-text';
 
 /**
  * Count-min sketch with conservative update (Estan and Varghese, SIGCOMM 2002): never below a true
@@ -80,29 +78,4 @@ function mix(h: number): number {
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
-}
-
-/** Near the fewest honest refusals for 10 million keys in 128 MiB (npm run bench:sketch). */
-const SKETCH_ROWS = 8;
-
-/** The day's sketch for the clients past MAX_TRACKED_CLIENTS, made when the first one comes. */
-export function overflowSketch(
-  maxClients: number,
-  megabytes: number,
-  limit: number,
-  logger: LoggerService,
-): CountMinSketch {
-  logger.warn(
-    `${maxClients} clients counted today (MAX_TRACKED_CLIENTS): new clients are now counted in a ${megabytes} MiB sketch (OVERFLOW_SKETCH_MB), each held to its limit, until 00:00 UTC`,
-  );
-  try {
-    return new CountMinSketch(megabytes * 2 ** 20, SKETCH_ROWS, limit);
-  } catch (error) {
-    // No memory for it: the smallest sketch still holds every client to its limit, with more
-    // early refusals; said at error, since OVERFLOW_SKETCH_MB does not fit this process.
-    logger.error(
-      `No memory for a ${megabytes} MiB sketch (${errorText(error)}): counting the clients past MAX_TRACKED_CLIENTS in a 1 MiB one until 00:00 UTC`,
-    );
-    return new CountMinSketch(2 ** 20, SKETCH_ROWS, limit);
-  }
 }

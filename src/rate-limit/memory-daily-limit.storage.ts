@@ -1,7 +1,8 @@
 import { Logger, type LoggerService } from '@nestjs/common';
 import { Clock } from '../common/clock';
+import { errorText } from '../common/error-text';
 import { DEFAULTS } from '../config/environment';
-import { type CountMinSketch, overflowSketch } from './count-min-sketch';
+import { CountMinSketch } from './count-min-sketch';
 import {
   CountedInstant,
   DAILY_LIMIT_CONTEXT,
@@ -18,6 +19,9 @@ import {
  * bytes instead of ~166 (npm run bench:memory). Done once per client and day.
  */
 const flat = (key: string): string => (key + ' ').slice(0, -1);
+
+/** Near the fewest honest refusals for 10 million keys in 128 MiB (npm run bench:sketch). */
+const SKETCH_ROWS = 8;
 
 /**
  * Today's counters for one instance, counted synchronously so a burst never passes `limit`. The
@@ -99,7 +103,7 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
   private add(key: string, limit: number, atLeast: number, now: number): DailyLimitRecord {
     const reset = secondsUntilReset(now, this.days.reach(now));
     if (!this.inMap(key)) {
-      this.overflow ??= overflowSketch(this.maxClients, this.sketchMegabytes, limit, this.logger);
+      this.overflow ??= this.newSketch(limit);
       return dailyRecord(this.overflow.hit(key, limit, atLeast), limit, reset);
     }
     const previous = this.counts.get(key);
@@ -110,6 +114,23 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
 
   private inMap(key: string): boolean {
     return this.counts.size < this.maxClients || this.counts.has(key);
+  }
+
+  /** The day's sketch for the clients past MAX_TRACKED_CLIENTS, made when the first one comes. */
+  private newSketch(limit: number): CountMinSketch {
+    this.logger.warn(
+      `${this.maxClients} clients counted today (MAX_TRACKED_CLIENTS): new clients are now counted in a ${this.sketchMegabytes} MiB sketch (OVERFLOW_SKETCH_MB), each held to its limit, until 00:00 UTC`,
+    );
+    try {
+      return new CountMinSketch(this.sketchMegabytes * 2 ** 20, SKETCH_ROWS, limit);
+    } catch (error) {
+      // No memory for it: the smallest sketch still holds every client to its limit, with more
+      // early refusals; said at error, since OVERFLOW_SKETCH_MB does not fit this process.
+      this.logger.error(
+        `No memory for a ${this.sketchMegabytes} MiB sketch (${errorText(error)}): counting the clients past MAX_TRACKED_CLIENTS in a 1 MiB one until 00:00 UTC`,
+      );
+      return new CountMinSketch(2 ** 20, SKETCH_ROWS, limit);
+    }
   }
 }
 
