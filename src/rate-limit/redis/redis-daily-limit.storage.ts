@@ -36,7 +36,6 @@ export class RedisDailyLimitStorage
 
   constructor(
     private readonly connection: RedisConnection,
-    /** This instance's own counts (MemoryDailyLimitStorage's `fallback`). */
     private readonly memory: DailyLimitFallback,
     private readonly clock: Clock,
     logger: LoggerService,
@@ -73,7 +72,6 @@ export class RedisDailyLimitStorage
     return this.memory.hit(key, limit, at.now);
   }
 
-  /** Such a client still asks Redis every BLOCKED_RECHECK_MS, so an operator's reset reaches it. */
   override refuseAtOnce(key: string, limit: number): DailyLimitRecord | undefined {
     const now = this.clock.now().getTime();
     const over = this.memory.count(key, now) >= limit;
