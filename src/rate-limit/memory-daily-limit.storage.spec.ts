@@ -162,7 +162,7 @@ describe('MemoryDailyLimitStorage', () => {
     });
 
     it('counts a client past the table in the latest day too', () => {
-      storage = new MemoryDailyLimitStorage(clock, 1, { warn: () => undefined } as never, 1);
+      storage = new MemoryDailyLimitStorage(clock, 1, 1, { warn: () => undefined } as never);
       at('2026-11-22T00:00:01.000Z');
       storage.hit('first', 3);
       expect(storage.hit('late', 3).totalHits).toBe(1);
@@ -175,13 +175,13 @@ describe('MemoryDailyLimitStorage', () => {
     let logger: RecordingLogger;
     const full = (max: number) => {
       logger = new RecordingLogger();
-      return new MemoryDailyLimitStorage(clock, max, logger, 1);
+      return new MemoryDailyLimitStorage(clock, max, 1, logger);
     };
 
     it('falls back to a 1 MiB sketch, said at error, when the one configured cannot be had', () => {
       logger = new RecordingLogger();
       // 4 TiB: no process gets that much; the clients past the Map are still each held.
-      storage = new MemoryDailyLimitStorage(clock, 1, logger, 4 * 2 ** 20);
+      storage = new MemoryDailyLimitStorage(clock, 1, 4 * 2 ** 20, logger);
       storage.hit('198.51.100.1', 3);
       const records = Array.from({ length: 4 }, () => storage.hit('203.0.113.1', 3).isBlocked);
       expect(records).toEqual([false, false, false, true]);

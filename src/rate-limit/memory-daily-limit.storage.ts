@@ -42,9 +42,9 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     private readonly clock: Clock,
     /** Clients counted exactly a day, before new ones go to the sketch (MAX_TRACKED_CLIENTS). */
     private readonly maxClients = DEFAULTS.MAX_TRACKED_CLIENTS,
-    private readonly logger: LoggerService = new Logger(DAILY_LIMIT_CONTEXT),
     /** The sketch's memory in MiB (OVERFLOW_SKETCH_MB). */
     private readonly sketchMegabytes = DEFAULTS.OVERFLOW_SKETCH_MB,
+    private readonly logger: LoggerService = new Logger(DAILY_LIMIT_CONTEXT),
   ) {
     super();
     this.fallback = {

@@ -45,7 +45,6 @@ function dailyLimitStorage(
         new MemoryDailyLimitStorage(
           clock,
           config.get('MAX_TRACKED_CLIENTS', { infer: true }),
-          undefined,
           config.get('OVERFLOW_SKETCH_MB', { infer: true }),
         ),
     },

@@ -47,7 +47,7 @@ async function started(topology: 'standalone' | 'cluster', maxClients = 1_000) {
     error: (line: string) => lines.push(`error: ${line}`),
   };
   const clock = new SettableClock('2026-11-21T23:59:00.000Z');
-  const memory = new MemoryDailyLimitStorage(clock, maxClients, logger);
+  const memory = new MemoryDailyLimitStorage(clock, maxClients, undefined, logger);
   const store = new RedisDailyLimitStorage(
     new RedisConnection(endpoint, 'fake'),
     memory.fallback,
