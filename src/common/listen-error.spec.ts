@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { AddressInfo, createServer, Server } from 'node:net';
-import { explainListenError, ListenError, type ListenSettings } from './listen-error';
+import { explainListenError, type ListenSettings } from './listen-error';
+import { StartupRefusal } from './startup-refusal';
 
 /** The error Node gives a listener on `host`:`port`. */
 async function listenError(host: string, port: number): Promise<unknown> {
@@ -32,7 +33,7 @@ describe('explainListenError', () => {
     const port = await taken('127.0.0.1');
     const error = await listenError('127.0.0.1', port);
     const explained = explainListenError(error, at('127.0.0.1', port, METRICS));
-    expect(explained).toBeInstanceOf(ListenError);
+    expect(explained).toBeInstanceOf(StartupRefusal);
     expect(explained).toEqual(
       new Error(`Cannot listen on 127.0.0.1:${port} (METRICS_PORT): address already in use`),
     );
@@ -60,7 +61,7 @@ describe('explainListenError', () => {
   // Binding sends nothing: 10.9.9.9 is only asked of the kernel, which has no such address here.
   it('names the host variable for an address this machine does not have or refuses', async () => {
     const missing = explainListenError(await listenError('10.9.9.9', 0), at('10.9.9.9', 3000));
-    expect(missing).toBeInstanceOf(ListenError);
+    expect(missing).toBeInstanceOf(StartupRefusal);
     expect(missing).toEqual(
       new Error(
         "Cannot listen on 10.9.9.9:3000 (HOST): address not available: none of this machine's interfaces has it",
@@ -81,7 +82,7 @@ describe('explainListenError', () => {
       hostname: 'nonexistent.invalid',
     });
     expect(explainListenError(lookup, at('nonexistent.invalid', 3000))).toEqual(
-      new ListenError(
+      new StartupRefusal(
         'Cannot listen on nonexistent.invalid:3000 (HOST): the host name cannot be resolved (ENOTFOUND)',
       ),
     );

@@ -16,9 +16,6 @@ const HOST_REASONS: Partial<Record<string, string>> = {
 /** Linux refuses a link-local IPv6 address without its interface (fe80::/10). */
 const LINK_LOCAL = /^fe[89ab][0-9a-f]:/i;
 
-/** Start-up stops with this one line: the operator must choose another port or address. */
-export class ListenError extends StartupRefusal {}
-
 export interface ListenSettings {
   host: string;
   port: number;
@@ -30,8 +27,11 @@ export interface ListenSettings {
 
 type ListenFailure = { syscall?: string; code?: string; address?: string; port?: number };
 
-const hostAndPort = (host: string, port: number | undefined): string =>
-  `${host.includes(':') ? `[${host}]` : host}:${port}`;
+/** Start-up stops with this one line: the operator must choose another port or address. */
+function refusal(host: string, port: number | undefined, variable: string, reason: string) {
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return new StartupRefusal(`Cannot listen on ${where} (${variable}): ${reason}`);
+}
 
 function hostReason({ syscall, code = '' }: ListenFailure, host: string): string | undefined {
   // The host name does not resolve (ENOTFOUND), or the resolver does not answer (EAI_AGAIN).
@@ -43,16 +43,14 @@ function hostReason({ syscall, code = '' }: ListenFailure, host: string): string
   return reason;
 }
 
-/** A ListenError naming the setting to change; any other error is returned as is, for its stack. */
+/** A StartupRefusal naming the setting to change; any other error is returned, for its stack. */
 export function explainListenError(error: unknown, settings: ListenSettings): unknown {
+  const { host, port, hostVariable, portVariable } = settings;
   const failure = (error ?? {}) as ListenFailure;
   const portReason = failure.syscall === 'listen' ? PORT_REASONS[failure.code ?? ''] : undefined;
   if (portReason !== undefined) {
-    const where = hostAndPort(failure.address ?? settings.host, failure.port);
-    return new ListenError(`Cannot listen on ${where} (${settings.portVariable}): ${portReason}`);
+    return refusal(failure.address ?? host, failure.port, portVariable, portReason);
   }
-  const reason = hostReason(failure, settings.host);
-  if (reason === undefined) return error;
-  const where = hostAndPort(settings.host, settings.port);
-  return new ListenError(`Cannot listen on ${where} (${settings.hostVariable}): ${reason}`);
+  const reason = hostReason(failure, host);
+  return reason === undefined ? error : refusal(host, port, hostVariable, reason);
 }
