@@ -52,14 +52,14 @@ export function admitRequests(edge: Edge, handlers: Handler[], depth: number): H
       connection.whenAllAnswered(() => connection.lingeringClose());
       return;
     }
-    connection.arrived(request, response, performance.now());
+    connection.arrived(response, performance.now());
     // Routing, a 404's message, the log and the metrics see an absolute-form target's path alone.
     const { url } = request;
     if (url !== undefined && url.charCodeAt(0) !== 0x2f) request.url = originForm(url);
     identifyRequest(request, response);
     response.on('close', answered);
     const arriving = connection.closeIfBodyStillArriving(request, response);
-    if (edge.closeAnswers) connection.closeIfShutdownStillSays(request, response);
+    if (edge.closeAnswers) connection.closeIfShutdownStillSays(response);
     if (refused(connection, response)) return;
     const chunkedArriving = arriving && request.headers['transfer-encoding'] !== undefined;
     if (connection.deferred > 0 || chunkedArriving) {
@@ -76,9 +76,9 @@ const answeredOn = (edge: Edge): Answered =>
     if (connection === undefined) return;
     // A client that left before the status line was sent got no status at all.
     const status = this.headersSent ? this.statusCode : null;
-    const elapsedMs = performance.now() - connection.arrivedAt(this.req);
+    const elapsedMs = performance.now() - connection.arrivedAt(this);
     const record = answerRecord(this.req, status, this.writableFinished, elapsedMs);
-    connection.answered(this.req);
+    connection.answered(this);
     for (const observe of edge.observers) observe(record);
   };
 
@@ -98,7 +98,7 @@ function handleOnceRead(
   // Its own answer has not been written yet: an answer that closes is an earlier request's.
   if (connection.answerCloses) {
     response.off('close', answered);
-    connection.dropped(request);
+    connection.dropped(response);
   } else for (const handle of handlers) handle(request, response);
 }
 

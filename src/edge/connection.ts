@@ -24,7 +24,7 @@ export interface Edge {
 
 /** What the edge knows of one connection. */
 export class Connection {
-  private readonly requests: IncomingMessage[] = [];
+  /** Those waiting for their answer, each with its request (`response.req`). */
   private readonly responses: ServerResponse[] = [];
   private readonly arrivals: number[] = [];
   /** Requests after an answer that closes the connection are neither handled nor counted. */
@@ -49,44 +49,42 @@ export class Connection {
   }
 
   get waiting(): number {
-    return this.requests.length;
+    return this.responses.length;
   }
 
-  arrived(request: IncomingMessage, response: ServerResponse, now: number): void {
-    this.requests.push(request);
+  arrived(response: ServerResponse, now: number): void {
     this.responses.push(response);
     this.arrivals.push(now);
   }
 
-  arrivedAt(request: IncomingMessage): number {
-    const index = this.requests.indexOf(request);
+  arrivedAt(response: ServerResponse): number {
+    const index = this.responses.indexOf(response);
     return index === -1 ? NaN : this.arrivals[index];
   }
 
-  answered(request: IncomingMessage): void {
-    this.forget(request);
+  answered(response: ServerResponse): void {
+    this.forget(response);
     this.readAtAnswer = this.socket.bytesRead;
     // A whole request (and its answer, through Express's req.res) must not outlive its answer, or
     // each one survives the young generation's collections.
-    this.answeredArriving = request.complete ? undefined : request;
+    this.answeredArriving = response.req.complete ? undefined : response.req;
     const then = this.whenAnswered;
-    if (this.requests.length > 0 || then === undefined) return;
+    if (this.responses.length > 0 || then === undefined) return;
     this.whenAnswered = undefined;
     then();
   }
 
   /** Admitted, but behind an answer that closes the connection by its turn: dropped unhandled. */
-  dropped(request: IncomingMessage): void {
-    this.forget(request);
-    const then = this.requests.length === 0 ? this.whenAnswered : undefined;
+  dropped(response: ServerResponse): void {
+    this.forget(response);
+    const then = this.responses.length === 0 ? this.whenAnswered : undefined;
     this.whenAnswered = undefined;
     then?.();
   }
 
-  private forget(request: IncomingMessage): void {
-    const index = this.requests.indexOf(request);
+  private forget(response: ServerResponse): void {
+    const index = this.responses.indexOf(response);
     if (index === -1) return;
-    this.requests.splice(index, 1);
     this.responses.splice(index, 1);
     this.arrivals.splice(index, 1);
   }
@@ -94,7 +92,7 @@ export class Connection {
   /** Stops reading meanwhile: what comes after is not for the application. */
   whenAllAnswered(then: () => void): void {
     this.socket.pause();
-    if (this.requests.length === 0) then();
+    if (this.responses.length === 0) then();
     else this.whenAnswered = then;
   }
 
@@ -122,13 +120,13 @@ export class Connection {
 
   /** Closing, and no admitted request still needs its body (one admitted at shutdown may). */
   nothingMoreToParse(): boolean {
-    return this.closing && this.requests.at(-1)?.complete !== false;
+    return this.closing && this.responses.at(-1)?.req.complete !== false;
   }
 
   holds(): 'nothing' | 'headers' | 'arriving' | 'handled' {
     // Requests before the latest one were read whole: with two waiting, one is being handled.
-    if (this.requests.length > 1) return 'handled';
-    const request = this.requests[0];
+    if (this.responses.length > 1) return 'handled';
+    const request = this.responses[0]?.req;
     if (request !== undefined) return request.complete ? 'handled' : 'arriving';
     return this.socket.bytesRead > this.readAtAnswer ? 'headers' : 'nothing';
   }
@@ -192,14 +190,12 @@ export class Connection {
    * Judged as the head is written, and only for the last request pipelined: an answer written after
    * the drain delay keeps its connection, so its client does not reconnect as the listener closes.
    */
-  closeIfShutdownStillSays(request: IncomingMessage, response: ServerResponse): void {
-    this.closeAtHead(response, () => this.edge.closeAnswers && this.requests.at(-1) === request);
+  closeIfShutdownStillSays(response: ServerResponse): void {
+    this.closeAtHead(response, () => this.edge.closeAnswers && this.responses.at(-1) === response);
   }
 
   closeWaitingAnswers(): void {
-    for (let i = 0; i < this.requests.length; i += 1) {
-      this.closeIfShutdownStillSays(this.requests[i], this.responses[i]);
-    }
+    for (const response of this.responses) this.closeIfShutdownStillSays(response);
   }
 
   private closeAtHead(response: ServerResponse, stillCloses: () => boolean): void {
