@@ -1,18 +1,12 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { AnswerObserver } from '../common/answer-record';
 import { clientKey } from '../common/client-key';
-import { type ErrorResponses, responseCloses } from '../common/error-responses';
-import type { TrustProxy } from '../common/platform-internals';
-import type { EdgeSettings } from './edge';
+import { responseCloses } from '../common/error-responses';
+import type { EdgeOptions } from './edge';
 
-/** One server behind the edge: what its connections share, and what the shutdown sweeps. */
-export interface Edge {
+/** One server behind the edge: its options, what its connections share and the shutdown sweeps. */
+export interface Edge extends Readonly<EdgeOptions> {
   readonly server: Server;
-  readonly settings: EdgeSettings;
-  readonly observers: AnswerObserver[];
-  /** The error writer; its body limit bounds what a refusal reads of a body still arriving. */
-  readonly errors: ErrorResponses;
   readonly cap: ConnectionCap;
   /** Each socket's Connection, not on Node's object; still found as its answers close after it. */
   readonly bySocket: WeakMap<Socket, Connection>;
@@ -168,8 +162,8 @@ export class Connection {
     };
     socket.on('data', drop);
     socket.once('end', () => socket.destroy());
-    socket.setTimeout(edge.settings.LINGERING_TIMEOUT_MS, () => socket.destroy());
-    const deadline = setTimeout(() => socket.destroy(), edge.settings.LINGERING_TIME_MS).unref();
+    socket.setTimeout(edge.LINGERING_TIMEOUT_MS, () => socket.destroy());
+    const deadline = setTimeout(() => socket.destroy(), edge.LINGERING_TIME_MS).unref();
     socket.once('close', () => clearTimeout(deadline));
     socket.end();
     socket.resume();
@@ -218,7 +212,7 @@ type CapPlace = { client: string; count: ClientCount; served: boolean };
 export class ConnectionCap {
   private readonly open = new Map<string, ClientCount>();
 
-  constructor(private readonly settings: EdgeSettings & { trustProxy: TrustProxy }) {}
+  constructor(private readonly settings: EdgeOptions) {}
 
   /** Undefined for a trusted proxy's connection; 'closed' past even the refusals (destroyed). */
   admit(socket: Socket): CapPlace | undefined | 'closed' {

@@ -41,7 +41,8 @@ export const EDGE_SETTINGS = [
 ] as const;
 export type EdgeSettings = Pick<Environment, (typeof EDGE_SETTINGS)[number]>;
 
-interface EdgeOptions extends EdgeSettings {
+export interface EdgeOptions extends EdgeSettings {
+  /** The error writer; its body limit bounds what a refusal reads of a body still arriving. */
   errors: ErrorResponses;
   observers: AnswerObserver[];
   /** The API server's listener in a span per request (tracing.ts); the metrics server has none. */
@@ -71,10 +72,8 @@ export function installEdge(servers: { api: Server; metrics?: Server }, options:
 function putBehindEdge(server: Server, options: EdgeOptions): Edge {
   const { serverSpans: spans = (listener: Handler) => listener } = options;
   const edge: Edge = {
+    ...options,
     server,
-    settings: options,
-    observers: options.observers,
-    errors: options.errors,
     cap: new ConnectionCap(options),
     bySocket: new WeakMap(),
     connections: new Set(),

@@ -94,7 +94,7 @@ class Shutdown {
 
   private async run(signal: NodeJS.Signals): Promise<void> {
     const { edge } = this;
-    const { SHUTDOWN_DRAIN_DELAY_MS: drainDelayMs, SHUTDOWN_TIMEOUT_MS: timeoutMs } = edge.settings;
+    const { SHUTDOWN_DRAIN_DELAY_MS: drainDelayMs, SHUTDOWN_TIMEOUT_MS: timeoutMs } = edge;
     this.hooks.onSignal();
     this.logger.log(`${signal} received: not ready; no new connections in ${drainDelayMs} ms`);
     // Answers close their connections, so clients behind a load balancer move to other instances.
@@ -129,7 +129,7 @@ class Shutdown {
 
   /** The application's own shutdown hooks get SHUTDOWN_TIMEOUT_MS too. */
   private async closeApplication(): Promise<void> {
-    const timeoutMs = this.edge.settings.SHUTDOWN_TIMEOUT_MS;
+    const timeoutMs = this.edge.SHUTDOWN_TIMEOUT_MS;
     setTimeout(() => {
       this.logger.error(`Still closing ${timeoutMs} ms after the last connection: exiting anyway`);
       this.exit(1);
