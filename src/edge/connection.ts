@@ -21,7 +21,6 @@ export class Connection {
   /** Those waiting for their answer, each with its request (`response.req`). */
   private readonly responses: ServerResponse[] = [];
   private readonly arrivals: number[] = [];
-  /** Requests after an answer that closes the connection are neither handled nor counted. */
   closing = false;
   /** Closing because of an answer (markClosing), not the pipelining depth (stopAdmitting). */
   answerCloses = false;

@@ -62,7 +62,6 @@ export function installEdge(servers: { api: Server; metrics?: Server }, options:
   const metrics =
     servers.metrics &&
     putBehindEdge(servers.metrics, { ...options, trustProxy: () => false, serverSpans: undefined });
-  // An error response that closes its connection: nothing the client pipelined after it is handled.
   options.errors.onClosing = (socket) =>
     (edge.bySocket.get(socket) ?? metrics?.bySocket.get(socket))?.markClosing();
   if (options.shutDownOnSignals) enableGracefulShutdown(edge, options.shutDownOnSignals);

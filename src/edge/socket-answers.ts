@@ -76,7 +76,6 @@ function writeOnSocket(connection: Connection, status: number, answer: SocketAns
   }
   const request = { ...requestLineOf(answer), socket, id: randomUUID() };
   const body = edge.errors.body(status, answer.message);
-  // The head's lines, written on a socket with no response object.
   const lines = [
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
     `${REQUEST_ID_HEADER}: ${request.id}`,
