@@ -53,10 +53,7 @@ function shortened(message: string): string {
 /** `expected` is false for failures whose detail belongs in the log (500s), never in the answer. */
 export function toErrorBody(exception: unknown): ErrorBody & { expected: boolean } {
   const thrown = exception instanceof HttpException ? exception : undefined;
-  const statusCode = thrown?.getStatus() ?? clientErrorStatus(exception);
-  if (statusCode === undefined) {
-    return { statusCode: 500, message: INTERNAL_ERROR_MESSAGE, expected: false };
-  }
+  const statusCode = thrown?.getStatus() ?? clientErrorStatus(exception) ?? 500;
   // A 503 or 504 thrown on purpose (a readiness check) says what it means; a 500 is a fault.
   const expected = statusCode !== 500;
   return { statusCode, message: messageFor(statusCode, thrown?.message), expected };
