@@ -110,12 +110,8 @@ export function answerClientError(
   socket: Duplex,
 ): void {
   const connection = edge.bySocket.get(socket as Socket);
-  if (connection?.lingering) {
-    if (error.code !== 'ERR_HTTP_REQUEST_TIMEOUT') socket.destroy();
-    return;
-  }
-  if (connection === undefined || error.code === 'ECONNRESET') {
-    socket.destroy();
+  if (connection === undefined || connection.lingering || error.code === 'ECONNRESET') {
+    if (!connection?.lingering || error.code !== 'ERR_HTTP_REQUEST_TIMEOUT') socket.destroy();
     return;
   }
   // The parser stopped at a request after one whose answer closes the connection (markClosing):
