@@ -54,8 +54,7 @@ export function admitRequests(edge: Edge, handlers: Handler[], depth: number): H
     }
     connection.arrived(response, performance.now());
     // Routing, a 404's message, the log and the metrics see an absolute-form target's path alone.
-    const { url } = request;
-    if (url !== undefined && url.charCodeAt(0) !== 0x2f) request.url = originForm(url);
+    if (request.url !== undefined) request.url = originForm(request.url);
     identifyRequest(request, response);
     response.on('close', answered);
     const arriving = connection.closeIfBodyStillArriving(request, response);
