@@ -58,8 +58,7 @@ function headerStore(response: ServerResponse): HeaderStore | undefined {
   if (OUT_HEADERS === undefined || response.headersSent) return undefined;
   const holder = response as unknown as Record<symbol, HeaderStore | null | undefined>;
   const store = holder[OUT_HEADERS];
-  if (store === undefined) return undefined;
-  return store ?? (holder[OUT_HEADERS] = Object.create(null) as HeaderStore);
+  return store === null ? (holder[OUT_HEADERS] = Object.create(null) as HeaderStore) : store;
 }
 
 // Express and its router 2.x: its internals, and how its routing matches a path (expressPath).
@@ -77,10 +76,8 @@ export function trustProxyTestOf(request: { app?: ExpressSettings }): TrustProxy
 
 export function trustProxyTest(express: ExpressSettings): TrustProxy {
   const test = trustProxyTestOf({ app: express });
-  if (test === undefined) {
-    throw new Error(`Express has no 'trust proxy fn' (checked on Express ${CHECKED_ON.express})`);
-  }
-  return test;
+  if (test !== undefined) return test;
+  throw new Error(`Express has no 'trust proxy fn' (checked on Express ${CHECKED_ON.express})`);
 }
 
 /** Undocumented `methods._all`, set by `route.all()`: no public API tells such a route apart. */
