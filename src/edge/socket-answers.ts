@@ -62,9 +62,7 @@ export function answerOnSocket(connection: Connection, status: number, answer: S
     return;
   }
   // Whole requests pipelined before what went wrong are answered first, in order.
-  if (connection.waiting > 0) {
-    connection.whenAllAnswered(() => writeOnSocket(connection, status, answer));
-  } else writeOnSocket(connection, status, answer);
+  connection.whenAllAnswered(() => writeOnSocket(connection, status, answer));
 }
 
 function writeOnSocket(connection: Connection, status: number, answer: SocketAnswer): void {
