@@ -63,7 +63,7 @@ export function admitRequests(edge: Edge, handlers: Handler[], depth: number): H
     const chunkedArriving = arriving && request.headers['transfer-encoding'] !== undefined;
     if (connection.deferred > 0 || chunkedArriving) {
       connection.deferred += 1;
-      setImmediate(() => handleOnceRead(connection, handlers, answered, request, response));
+      setImmediate(() => handleOnceRead(connection, handlers, response));
     } else for (const handle of handlers) handle(request, response);
   };
 }
@@ -72,10 +72,12 @@ export function admitRequests(edge: Edge, handlers: Handler[], depth: number): H
 const answeredOn = (edge: Edge): Answered =>
   function answered() {
     const connection = edge.bySocket.get(this.req.socket);
-    if (connection === undefined) return;
+    const arrivedAt = connection?.arrivedAt(this);
+    // Dropped unhandled (handleOnceRead): neither logged nor counted.
+    if (connection === undefined || arrivedAt === undefined) return;
     // A client that left before the status line was sent got no status at all.
     const status = this.headersSent ? this.statusCode : null;
-    const elapsedMs = performance.now() - connection.arrivedAt(this);
+    const elapsedMs = performance.now() - arrivedAt;
     const record = answerRecord(this.req, status, this.writableFinished, elapsedMs);
     connection.answered(this);
     for (const observe of edge.observers) observe(record);
@@ -85,20 +87,12 @@ const answeredOn = (edge: Edge): Answered =>
  * Once the read is parsed whole: a route answering at once would answer before the rest of a body
  * already read, and close an honest client's connection (closeIfBodyStillArriving).
  */
-function handleOnceRead(
-  connection: Connection,
-  handlers: Handler[],
-  answered: Answered,
-  request: IncomingMessage,
-  response: ServerResponse,
-): void {
+function handleOnceRead(connection: Connection, handlers: Handler[], response: ServerResponse) {
   connection.deferred -= 1;
-  if (request.socket.destroyed) return;
+  if (response.req.socket.destroyed) return;
   // Its own answer has not been written yet: an answer that closes is an earlier request's.
-  if (connection.answerCloses) {
-    response.off('close', answered);
-    connection.dropped(response);
-  } else for (const handle of handlers) handle(request, response);
+  if (connection.answerCloses) connection.dropped(response);
+  else for (const handle of handlers) handle(response.req, response);
 }
 
 function refused(connection: Connection, response: ServerResponse): boolean {
