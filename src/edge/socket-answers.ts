@@ -6,12 +6,11 @@ import { answerRecord, originForm, pathOf, REQUEST_ID_HEADER } from '../common/a
 import { bodyFor } from '../common/error-responses';
 import type { Connection, Edge } from './connection';
 
+/** What Node's parser refused: its read (`rawPacket`) holds the request line the log names. */
+type ClientError = Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number };
+
 interface SocketAnswer {
-  /** The read in which Node's parser refused a request, for the request line the log names. */
-  packet?: Buffer;
-  parsed?: number;
-  /** The headers were too large: the request line is not looked for (it may be 16 KiB back). */
-  overflow?: boolean;
+  refused?: ClientError;
   message?: string;
   headers?: OutgoingHttpHeaders;
 }
@@ -23,10 +22,12 @@ const REQUEST_LINE = /^([^ ]*)(?: ([^ ]*) HTTP\/\d\.\d$)?/;
  * The refused request's line, if the read (pipelined requests, or from inside the headers) has one;
  * only a method Node knows can label a metric. Else `-`, so that no header's text is logged.
  */
-function requestLineOf(answer: SocketAnswer): { method: string; url: string } {
-  const { packet } = answer;
-  if (packet === undefined || answer.overflow) return { method: '-', url: '-' };
-  const end = Math.min(answer.parsed ?? packet.length, packet.length);
+function requestLineOf({ refused }: SocketAnswer): { method: string; url: string } {
+  const packet = refused?.rawPacket;
+  // Headers too large: the request line is not looked for (it may be 16 KiB back).
+  const overflow = refused?.code === 'HPE_HEADER_OVERFLOW';
+  if (packet === undefined || overflow) return { method: '-', url: '-' };
+  const end = Math.min(refused?.bytesParsed ?? packet.length, packet.length);
   const blank = end < 4 ? -1 : packet.lastIndexOf('\r\n\r\n', end - 4);
   const start = blank === -1 ? 0 : blank + 4;
   const lineEnd = packet.indexOf('\r\n', start);
@@ -102,11 +103,7 @@ const STATUS_BY_CODE: Partial<Record<string, number>> = {
  * What Node's parser refuses never reaches Express, and Node would answer it with a bare status
  * line: this sends the error body. A lingering connection keeps its own bounds.
  */
-export function answerClientError(
-  edge: Edge,
-  error: Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number },
-  socket: Duplex,
-): void {
+export function answerClientError(edge: Edge, error: ClientError, socket: Duplex): void {
   const connection = edge.bySocket.get(socket as Socket);
   if (connection === undefined || connection.lingering || error.code === 'ECONNRESET') {
     if (!connection?.lingering || error.code !== 'ERR_HTTP_REQUEST_TIMEOUT') socket.destroy();
@@ -118,9 +115,5 @@ export function answerClientError(
     connection.stopParsing();
     return;
   }
-  answerOnSocket(connection, STATUS_BY_CODE[error.code ?? ''] ?? 400, {
-    packet: error.rawPacket,
-    parsed: error.bytesParsed,
-    overflow: error.code === 'HPE_HEADER_OVERFLOW',
-  });
+  answerOnSocket(connection, STATUS_BY_CODE[error.code ?? ''] ?? 400, { refused: error });
 }
