@@ -57,8 +57,7 @@ export function readJsonBody(errors: ErrorResponses) {
     if (decoder === undefined) {
       return errors.send(response, 415, UNSUPPORTED_CONTENT_ENCODING_MESSAGE);
     }
-    const expect = request.headers.expect;
-    if (expect !== undefined && CONTINUE.test(expect)) response.writeContinue();
+    if (CONTINUE.test(request.headers.expect ?? '')) response.writeContinue();
     readUpTo(errors, request, decoder, response, next);
   };
 }
