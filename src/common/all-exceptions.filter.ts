@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { ErrorResponses } from './error-responses';
 import { toErrorBody } from './error-body';
 import { loggedError } from './error-text';
-import type { IdentifiedRequest } from './answer-record';
+import { type IdentifiedRequest, pathOf } from './answer-record';
 
 type RoutedRequest = IdentifiedRequest & { originalUrl?: string };
 
@@ -14,7 +14,7 @@ type RoutedRequest = IdentifiedRequest & { originalUrl?: string };
 function errorBodyFor(exception: unknown, request: RoutedRequest) {
   const body = toErrorBody(exception);
   const url = request.originalUrl ?? request.url ?? '/';
-  const path = url.split('?', 1)[0];
+  const path = pathOf(url);
   if (body.statusCode !== 400 || !path.includes('%')) return body;
   try {
     decodeURIComponent(path);
