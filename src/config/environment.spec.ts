@@ -1,12 +1,8 @@
 import { getMetadataStorage } from 'class-validator';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  configFromEnvironment,
-  Environment,
-  InvalidConfigurationError,
-  validateEnvironment,
-} from './environment';
+import { StartupRefusal } from '../common/startup-refusal';
+import { configFromEnvironment, Environment, validateEnvironment } from './environment';
 
 /** Every variable's default (docs/contract.md, "Configuration"). */
 const DEFAULTS = {
@@ -314,9 +310,9 @@ describe('validateEnvironment: the public and the management port', () => {
     [{ PORT: '9464' }, 9464],
     [{ METRICS_PORT: '3000' }, 3000],
     [{ PORT: '8080', METRICS_PORT: '8080', HOST: '10.0.0.7', METRICS_HOST: '127.0.0.1' }, 8080],
-  ])('refuses %p, one port for both, through InvalidConfigurationError', (raw, port) => {
+  ])('refuses %p, one port for both, as a StartupRefusal', (raw, port) => {
     const refusal = () => validateEnvironment(raw);
-    expect(refusal).toThrow(InvalidConfigurationError);
+    expect(refusal).toThrow(StartupRefusal);
     expect(refusal).toThrow(
       new Error(
         `Invalid configuration: METRICS_PORT=${port} must differ from PORT (${port}): /metrics has a port of its own`,

@@ -128,8 +128,6 @@ export class Environment {
 export const DEFAULTS: Readonly<Environment> = Object.freeze(new Environment());
 const KEYS = Object.keys(DEFAULTS) as (keyof Environment)[];
 
-export class InvalidConfigurationError extends StartupRefusal {}
-
 /** Unset or empty means the default; throws one line naming the first bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
   const given = Object.fromEntries(
@@ -142,7 +140,7 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
   const problem = error
     ? `${error.property}${shownValue(error.property, given[error.property])} ${reason}`
     : (redisTopologyConflict(given) ?? conflictBetween(environment));
-  if (problem) throw new InvalidConfigurationError(`Invalid configuration: ${problem}`);
+  if (problem) throw new StartupRefusal(`Invalid configuration: ${problem}`);
   return environment;
 }
 
