@@ -4,7 +4,7 @@ import { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import request from 'supertest';
 import { BODY_LIMIT_BYTES } from '../src/common/json-body';
-import { AppLogger, createAppLogger } from '../src/logging/app-logger';
+import { AppLogger } from '../src/logging/app-logger';
 import { recordingAppLogger } from '../src/testing/recording-logger';
 import { INTERNAL_ERROR, ISO_TIME, VALID } from '../src/testing/bodies';
 import { RawConnection, rawRequest } from '../src/testing/raw-http';
@@ -229,7 +229,7 @@ describe('log levels', () => {
     ['debug', 'debug'],
     ['verbose', 'trace'],
   ] as const)('LOG_LEVEL=%s logs at pino level %s', (level, pino) => {
-    expect(createAppLogger(level).pino.level).toBe(pino);
+    expect(recordingAppLogger(level).logger.pino.level).toBe(pino);
   });
 
   it('leaves out request lines below the level', async () => {

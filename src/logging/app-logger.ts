@@ -2,7 +2,7 @@ import { LoggerService } from '@nestjs/common';
 import { hostname } from 'node:os';
 import { inspect } from 'node:util';
 import { DestinationStream, Level, Logger, pino } from 'pino';
-import { AppLogLevel, DEFAULTS } from '../config/environment';
+import { AppLogLevel } from '../config/environment';
 import { isoTimeEachMillisecond, type JsonLineFormat } from './request-log';
 import { StdoutLog } from './stdout-log';
 
@@ -64,10 +64,7 @@ export class AppLogger implements LoggerService {
   }
 }
 
-export function createAppLogger(
-  level: AppLogLevel,
-  destination: DestinationStream = new StdoutLog(DEFAULTS.LOG_BUFFER_BYTES),
-): AppLogger {
+export function createAppLogger(level: AppLogLevel, destination: DestinationStream): AppLogger {
   const format: JsonLineFormat = {
     base: { pid: process.pid, hostname: hostname() },
     time: isoTimeEachMillisecond(),
