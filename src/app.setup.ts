@@ -27,7 +27,7 @@ export interface AppSetup {
 
 export const appObservers = (app: NestExpressApplication): AnswerObserver[] => [
   requestLog(app.get(AppLogger)),
-  app.get(MetricsService).http.record,
+  app.get(MetricsService).recordHttp,
   ...(app.get(Tracing).on ? [app.get(Tracing).endSpans] : []),
 ];
 

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import type { AnswerRecord } from '../common/answer-record';
-import { HttpMetrics } from './http-metrics';
+import { httpMetrics } from './http-metrics';
 
 const ROUTE = { path: '/api/depreciate', methods: { post: true } };
 const answer = (status: number | null, method = 'POST', route: unknown = ROUTE): AnswerRecord => ({
@@ -30,16 +30,16 @@ async function values(registry: Registry, name: string): Promise<Record<string, 
   return Object.fromEntries(entries) as Record<string, number>;
 }
 
-describe('HttpMetrics', () => {
+describe('httpMetrics', () => {
   it('counts and times each answer sent whole by route pattern, method and status', async () => {
     const registry = new Registry();
-    const metrics = new HttpMetrics(registry);
+    const record = httpMetrics(registry);
     [answer(200), answer(429), answer(200), { ...answer(404, 'GET'), route: undefined }].forEach(
-      metrics.record,
+      record,
     );
     // Neither an answer the client left before nor one with no status line is counted.
-    metrics.record({ ...answer(200), completed: false });
-    metrics.record(answer(null));
+    record({ ...answer(200), completed: false });
+    record(answer(null));
     expect(await values(registry, 'http_requests_total')).toEqual({
       'http_requests_total{"method":"POST","route":"/api/depreciate","status":200}': 2,
       'http_requests_total{"method":"POST","route":"/api/depreciate","status":429}': 1,
@@ -63,7 +63,7 @@ describe('HttpMetrics', () => {
     ['a route without a pattern', 'GET', { methods: { get: true } }],
   ])('labels %s unmatched', async (_, method, route) => {
     const registry = new Registry();
-    new HttpMetrics(registry).record(answer(404, method, route));
+    httpMetrics(registry)(answer(404, method, route));
     expect(Object.keys(await values(registry, 'http_requests_total'))).toEqual([
       `http_requests_total{"method":"${method}","route":"unmatched","status":404}`,
     ]);

@@ -27,30 +27,24 @@ export function routeLabel(matched: unknown, method: string): string {
 }
 
 /** Told by the edge, so answers made before routing count too. The route pattern bounds labels. */
-export class HttpMetrics {
-  private readonly requests: Counter<'method' | 'route' | 'status'>;
-  private readonly duration: Histogram<'method' | 'route'>;
-
-  constructor(registry: Registry) {
-    this.requests = new Counter({
-      name: 'http_requests_total',
-      help: 'HTTP requests answered, by route pattern, method and status.',
-      labelNames: ['method', 'route', 'status'],
-      registers: [registry],
-    });
-    this.duration = new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'Time from the request reaching the application to the end of its answer, in seconds.',
-      labelNames: ['method', 'route'],
-      buckets: LATENCY_BUCKETS,
-      registers: [registry],
-    });
-  }
-
-  readonly record = ({ method, status, elapsedMs, completed, route }: AnswerRecord): void => {
+export function httpMetrics(registry: Registry): (answer: AnswerRecord) => void {
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method and status.',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from the request reaching the application to the end of its answer, in seconds.',
+    labelNames: ['method', 'route'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  return ({ method, status, elapsedMs, completed, route }) => {
     if (!completed || status === null) return;
     const labels = { method, route: routeLabel(route, method) };
-    this.requests.inc({ ...labels, status });
-    this.duration.observe(labels, elapsedMs / 1000);
+    requests.inc({ ...labels, status });
+    duration.observe(labels, elapsedMs / 1000);
   };
 }

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Gauge, GaugeConfiguration, Registry } from 'prom-client';
-import { HttpMetrics } from './http-metrics';
+import { httpMetrics } from './http-metrics';
 
 /** Its own registry, not prom-client's global one, so applications in one process never clash. */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
-  readonly http = new HttpMetrics(this.registry);
+  readonly recordHttp = httpMetrics(this.registry);
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
