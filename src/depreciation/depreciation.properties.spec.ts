@@ -3,7 +3,7 @@ import { PROPERTY_YEAR, propertyClock, validInputFields } from '../testing/valid
 import { DepreciationService } from './depreciation.service';
 import type { CalculateDepreciationDto as DepreciationInput } from './dto/calculate-depreciation.dto';
 import { toCents } from './projection';
-import { VEHICLE_TYPES } from './vehicle-type';
+import { VEHICLE_TYPES } from './strategies/rates';
 
 const CURRENT_YEAR = PROPERTY_YEAR;
 const service = new DepreciationService(propertyClock());

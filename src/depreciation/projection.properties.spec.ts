@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { PROPERTY_YEAR, propertyClock, validInputFields } from '../testing/valid-inputs';
 import { DepreciationService } from './depreciation.service';
 import type { CalculateDepreciationDto as DepreciationInput } from './dto/calculate-depreciation.dto';
-import { VEHICLE_TYPES } from './vehicle-type';
+import { VEHICLE_TYPES } from './strategies/rates';
 
 const CURRENT_YEAR = PROPERTY_YEAR;
 const service = new DepreciationService(propertyClock());

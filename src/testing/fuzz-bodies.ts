@@ -1,6 +1,6 @@
 /** Generated request bodies for the fuzz test: JSON texts of every kind, and broken bytes. */
 import fc from 'fast-check';
-import { VEHICLE_TYPES } from '../depreciation/vehicle-type';
+import { VEHICLE_TYPES } from '../depreciation/strategies/rates';
 
 /** A header value or path piece: printable ASCII, sometimes any byte (CR, LF, NUL, 8-bit). */
 export const text = (maxLength: number): fc.Arbitrary<string> =>

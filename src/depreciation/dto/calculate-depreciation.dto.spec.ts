@@ -1,7 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import fc from 'fast-check';
-import { VEHICLE_TYPES } from '../vehicle-type';
+import { VEHICLE_TYPES } from '../strategies/rates';
 import { CalculateDepreciationDto, isValidDepreciationBody } from './calculate-depreciation.dto';
 
 /** What the global ValidationPipe decides, through class-validator. */

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsIn, IsInt, IsNumber, Max, Min, ValidateIf } from 'class-validator';
 import { ValidationPrecheck } from '../../common/strict-validation.pipe';
-import { VEHICLE_TYPES, type VehicleType } from '../vehicle-type';
+import { VEHICLE_TYPES, type VehicleType } from '../strategies/rates';
 
 export const MIN_PURCHASE_YEAR = 1900;
 export const MAX_PURCHASE_PRICE = 10_000_000;

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { VEHICLE_TYPES, type VehicleType } from '../vehicle-type';
+import { VEHICLE_TYPES, type VehicleType } from '../strategies/rates';
 
 /** The service returns plain objects of these shapes (docs/contract.md, "Success answer"). */
 @ApiSchema({ name: 'YearlyEntry' })

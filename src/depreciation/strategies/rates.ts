@@ -1,5 +1,3 @@
-import { VehicleType } from '../vehicle-type';
-
 /** Shares are fractions of the price (0.18 = 18 %). */
 export interface RateRow {
   readonly firstYear: number;
@@ -30,10 +28,6 @@ export const RATES = {
     { firstYear: 0.18, laterYears: 0.125, floor: 0.1, milesPerYear: 13_500 },
     '5-year loss 52 %: KBB ~55 %, Edmunds ~60 %, iSeeCars cars 54 % (2018)',
   ),
-  economy: row(
-    { firstYear: 0.15, laterYears: 0.12, floor: 0.1, milesPerYear: 13_500 },
-    '5-year loss 49 %: iSeeCars non-luxury 36.8 % vs 38.8 % overall (2023)',
-  ),
   suv: row(
     { firstYear: 0.15, laterYears: 0.115, floor: 0.12, milesPerYear: 13_500 },
     '5-year loss 48 %: iSeeCars SUVs 48.9 % (2025), 41.2 % (2023), 51.6 % (2019)',
@@ -45,6 +39,10 @@ export const RATES = {
   luxury: row(
     { firstYear: 0.22, laterYears: 0.15, floor: 0.08, milesPerYear: 13_500 },
     '5-year loss 59 %: iSeeCars luxury 48.1 % vs 38.8 % overall (2023); luxury sedans 51–56 % at 3 years',
+  ),
+  economy: row(
+    { firstYear: 0.15, laterYears: 0.12, floor: 0.1, milesPerYear: 13_500 },
+    '5-year loss 49 %: iSeeCars non-luxury 36.8 % vs 38.8 % overall (2023)',
   ),
   sports: row(
     { firstYear: 0.15, laterYears: 0.09, floor: 0.15, milesPerYear: 10_000 },
@@ -62,4 +60,8 @@ export const RATES = {
     { firstYear: 0.2, laterYears: 0.11, floor: 0.1, milesPerYear: 5_000 },
     '5-year loss 50 %: 49–66 % at 5 years by class (godownsize RV guide); RVIA ~4,500 mi/yr',
   ),
-} satisfies Record<VehicleType, RateRow>;
+};
+
+/** Exactly as a client sends them, in the contract's order (docs/contract.md, "Request"). */
+export type VehicleType = keyof typeof RATES;
+export const VEHICLE_TYPES = Object.keys(RATES) as readonly VehicleType[];

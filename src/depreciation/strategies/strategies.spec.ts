@@ -1,5 +1,4 @@
-import { VEHICLE_TYPES, VehicleType } from '../vehicle-type';
-import { FREEZE_AGE, MAX_MILEAGE_PENALTY, RATES } from './rates';
+import { FREEZE_AGE, MAX_MILEAGE_PENALTY, RATES, VEHICLE_TYPES, VehicleType } from './rates';
 import { DecliningBalanceStrategy, MileageAdjustedStrategy, STRATEGIES } from './strategies';
 
 const usage = (ownedYears: number, currentMileage = 0) => ({ ownedYears, currentMileage });

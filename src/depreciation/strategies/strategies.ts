@@ -1,6 +1,5 @@
-import { VehicleType } from '../vehicle-type';
 import { EXCESS_MILEAGE_PENALTY_PER_YEAR, FREEZE_AGE, MAX_MILEAGE_PENALTY, RATES } from './rates';
-import type { RateRow } from './rates';
+import type { RateRow, VehicleType } from './rates';
 
 export interface Usage {
   /** The age of the last breakdown entry. */
@@ -53,7 +52,7 @@ export class MileageAdjustedStrategy implements DepreciationStrategy {
 const decliningWithMileage = (rates: RateRow): DepreciationStrategy =>
   new MileageAdjustedStrategy(new DecliningBalanceStrategy(rates), rates.milesPerYear);
 
-/** RATES `satisfies Record<VehicleType, RateRow>`, so a new type without rates fails to compile. */
+/** A vehicle type is a key of RATES, so every type has its rates and its strategy. */
 export const STRATEGIES = Object.fromEntries(
   Object.entries(RATES).map(([type, rates]) => [type, decliningWithMileage(rates)]),
 ) as Record<VehicleType, DepreciationStrategy>;
