@@ -17,11 +17,10 @@ export const CORS_ANSWER_HEADERS: Headers = [
 
 /** Any `OPTIONS` is answered 204 in the middleware, before routing, so it never counts. */
 const CORS_PREFLIGHT = fixedHeaders([
-  ['Access-Control-Allow-Origin', '*'],
+  ...CORS_ANSWER_HEADERS,
   ['Access-Control-Allow-Methods', 'GET,HEAD,POST'],
   ['Access-Control-Allow-Headers', `Content-Type,${REQUEST_ID_HEADER}`],
   ['Access-Control-Max-Age', '86400'],
-  ['Access-Control-Expose-Headers', EXPOSED_HEADERS],
   ['Content-Length', '0'],
 ]);
 
