@@ -13,7 +13,6 @@ export const MIN_PURCHASE_PRICE = 0.01;
 /** Ten years of one unchanged pace is already a stretch. */
 export const MAX_PROJECTION_YEARS = 10;
 
-const finite = { allowNaN: false, allowInfinity: false };
 const FIELDS = new Set(
   'purchaseYear purchasePrice vehicleType currentMileage projectionYears'.split(' '),
 );
@@ -67,7 +66,7 @@ export class CalculateDepreciationDto {
     maximum: MAX_PURCHASE_PRICE,
     example: 25000,
   })
-  @IsNumber(finite)
+  @IsNumber()
   @Min(MIN_PURCHASE_PRICE)
   @Max(MAX_PURCHASE_PRICE)
   purchasePrice!: number;
@@ -84,7 +83,7 @@ export class CalculateDepreciationDto {
   })
   // Not @IsOptional(): that would let `null` through, and null is not a number.
   @ValidateIf((_dto, value) => value !== undefined)
-  @IsNumber(finite)
+  @IsNumber()
   @Min(0)
   currentMileage?: number;
 
