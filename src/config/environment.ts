@@ -60,14 +60,12 @@ export class Environment {
   @WholeNumber(1, Number.MAX_SAFE_INTEGER, 'requests') RATE_LIMIT_PER_DAY: number = 100;
   @OneOf(RATE_LIMIT_STORES) RATE_LIMIT_STORE: RateLimitStore = 'memory';
 
-  /** Setting it means Redis: RATE_LIMIT_STORE then defaults to redis. */
   @rule(redisUrlProblem) REDIS_URL: string = 'redis://127.0.0.1:6379';
   @rule(redisNodesProblem) REDIS_SENTINELS: string = '';
   @Matches(/^[A-Za-z0-9._-]*$/, { message: 'must be a name of letters, digits, ".", "_" or "-"' })
   REDIS_SENTINEL_NAME: string = '';
   @rule(redisNodesProblem) REDIS_CLUSTER_NODES: string = '';
 
-  /** The data nodes' credentials with Sentinel or Cluster (REDIS_URL carries its own). */
   @IsString() REDIS_USERNAME: string = '';
   @IsString() REDIS_PASSWORD: string = '';
   @Flag() REDIS_TLS: boolean = false;
