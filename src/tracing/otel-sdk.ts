@@ -10,13 +10,9 @@ import type { TracingSettings } from './tracing-settings';
 /** service.name unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES says otherwise. */
 const SERVICE_NAME = 'vehicle-depreciation';
 
-export interface Sdk {
-  api: typeof api;
-  tracer: api.Tracer;
-  provider: { shutdown(): Promise<void> };
-}
+export type Sdk = ReturnType<typeof loadSdk>;
 
-export function loadSdk(settings: TracingSettings): Sdk {
+export function loadSdk(settings: TracingSettings) {
   // Both read OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, _HEADERS, _TIMEOUT and _COMPRESSION themselves.
   const Exporter = settings.protocol === 'http/json' ? JsonExporter : ProtobufExporter;
   const roots = {
