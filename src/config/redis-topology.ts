@@ -3,16 +3,11 @@ import type { Environment } from './environment';
 
 export type RedisTopology = 'standalone' | 'sentinel' | 'cluster';
 
-/** An IPv6 host is kept without its brackets. */
-interface RedisNode {
-  host: string;
-  port: number;
-}
-
 const ENTRY = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/;
 
-export function parseRedisNodes(value: string): RedisNode[] | undefined {
-  const nodes: RedisNode[] = [];
+/** An IPv6 host is kept without its brackets. */
+export function parseRedisNodes(value: string) {
+  const nodes: { host: string; port: number }[] = [];
   for (const entry of value.split(',').map((part) => part.trim())) {
     const [, ipv6, host, port] = ENTRY.exec(entry) ?? [];
     if (ipv6 !== undefined && !isIPv6(ipv6)) return undefined;
