@@ -1,13 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-/** Held in memory: the files are few and small (Chart.js is ~200 kB). */
-export interface PageAsset {
-  body: Buffer;
-  contentType: string;
-  cacheControl: string;
-}
-
 /** Our own files change with each release; the browser revalidates them. */
 export const OWN_FILE_CACHING = 'no-cache';
 /** A dependency's files (Chart.js, Swagger UI) change only when package.json does. */
@@ -30,9 +23,11 @@ export const chartJsPath = (): string => join(dirname(require.resolve('chart.js'
 /** Built by `npm run build` (clients/typescript): one ES module with no imports. */
 export const clientPath = (): string => require.resolve('@vehicle-depreciation/client');
 
-export function asset(path: string, type: string, cacheControl = OWN_FILE_CACHING): PageAsset {
+/** Held in memory: the files are few and small (Chart.js is ~200 kB). */
+export function asset(path: string, type: string, cacheControl = OWN_FILE_CACHING) {
   return { body: readFileSync(path), contentType: type, cacheControl };
 }
+export type PageAsset = ReturnType<typeof asset>;
 
 /** Read once, so a missing file stops start-up; only these names exist, no directory to walk. */
 export function loadPageAssets(root: string = packageRoot()) {
