@@ -14,15 +14,7 @@ const PROPAGATORS = ['tracecontext', 'baggage', 'none'] as const;
 type PropagatorName = (typeof PROPAGATORS)[number];
 
 /** The OpenTelemetry SDK's standard variables this service honours (docs/operations.md, "Traces"). */
-export interface TracingSettings {
-  protocol: (typeof PROTOCOLS)[number];
-  sampler: SamplerName;
-  /** The ratio of the traceidratio samplers, from 0 to 1. */
-  ratio: number;
-  propagators: PropagatorName[];
-  /** OTEL_BSP_*: the batch span processor's bounds; undefined keeps the SDK's default. */
-  batch: { scheduledDelayMillis?: number; exportTimeoutMillis?: number; maxQueueSize?: number };
-}
+export type TracingSettings = NonNullable<ReturnType<typeof tracingSettings>>;
 
 const refuse = (name: string, value: string, expected: string): never => {
   throw new StartupRefusal(`Invalid configuration: ${name}${shownValue(name, value)} ${expected}`);
@@ -76,7 +68,7 @@ function propagatorsOf(list: string): PropagatorName[] {
  * Undefined (off) without an OTLP endpoint, or with OTEL_SDK_DISABLED or OTEL_TRACES_EXPORTER=none.
  * A sampler, propagator or protocol not carried here stops start-up (the SDK would only warn).
  */
-export function tracingSettings(env: Variables): TracingSettings | undefined {
+export function tracingSettings(env: Variables) {
   const endpointName = otlpVariable(env, 'ENDPOINT');
   const endpoint = given(env, endpointName);
   if (endpoint === undefined || given(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true')
@@ -91,6 +83,7 @@ export function tracingSettings(env: Variables): TracingSettings | undefined {
     sampler,
     ratio: ratioOf(env, sampler),
     propagators: propagators.includes('none') ? [] : propagators,
+    // The batch span processor's bounds; undefined keeps the SDK's default.
     batch: {
       scheduledDelayMillis: positive(env, 'OTEL_BSP_SCHEDULE_DELAY'),
       exportTimeoutMillis: positive(env, 'OTEL_BSP_EXPORT_TIMEOUT'),
