@@ -29,10 +29,8 @@ function refuseUnknownFields(document: OpenAPIObject): void {
   }
 }
 
-type GlobalResponse = Parameters<DocumentBuilder['addGlobalResponse']>[0];
-
 /** Global, so a module a team adds is documented with them without touching this file. */
-const globalErrorResponses = (limit: number): GlobalResponse[] => [
+const globalErrorResponses = (limit: number) => [
   {
     ...errorResponse(408),
     description:
