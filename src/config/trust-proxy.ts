@@ -1,11 +1,10 @@
 import { isIP } from 'node:net';
-import { ipv4Number, trustsEveryAddress } from './trusted-ranges';
+import { ipv4Number, NAMED_RANGES, trustsEveryAddress } from './trusted-ranges';
 
 /** Express's `trust proxy` setting; `false` means the socket's address is the client. */
 export type TrustProxy = false | number | string[];
 
 const OFF = new Set(['off', 'false', 'none']);
-const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 const MAX_HOPS = 32;
 
 const TRUST_PROXY_RULE =
@@ -19,7 +18,7 @@ const isNetmask = (text: string): boolean =>
   isIP(text) === 4 && /^1*0*$/.test(ipv4Number(text).toString(2).padStart(32, '0'));
 
 function isProxyAddress(entry: string): boolean {
-  if (NAMED_RANGES.has(entry)) return true;
+  if (Object.hasOwn(NAMED_RANGES, entry)) return true;
   const [address, range, extra] = entry.split('/');
   const version = isIP(address);
   if (version === 0 || extra !== undefined) return false;

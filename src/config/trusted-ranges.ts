@@ -17,7 +17,7 @@ const IPV6_BITS = 128;
 const MAPPED: Span = { first: 0xffffn << 32n, last: (0xffffn << 32n) | 0xffff_ffffn };
 
 /** Express's named ranges (proxy-addr's IP_RANGES). */
-const NAMED: Record<string, string[]> = {
+export const NAMED_RANGES: Record<string, string[]> = {
   loopback: ['127.0.0.1/8', '::1/128'],
   linklocal: ['169.254.0.0/16', 'fe80::/10'],
   uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
@@ -78,7 +78,7 @@ function coverAll(spans: Span[], bits: number): boolean {
 export function trustsEveryAddress(entries: string[]): boolean {
   const ipv4: Span[] = [];
   const ipv6: Span[] = [MAPPED];
-  for (const entry of entries.flatMap((entry) => NAMED[entry] ?? [entry]))
+  for (const entry of entries.flatMap((entry) => NAMED_RANGES[entry] ?? [entry]))
     placeEntry(entry, ipv4, ipv6);
   return coverAll(ipv4, IPV4_BITS) || coverAll(ipv6, IPV6_BITS);
 }
