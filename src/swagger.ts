@@ -1,5 +1,5 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, OperationObject, SwaggerModule } from '@nestjs/swagger';
 import { errorResponse } from './common/error-response.dto';
 import { swaggerUiFiles } from './swagger-ui-files';
 import { OVER_CONNECTION_CAP_MESSAGE, rateLimitMessage } from './common/error-messages';
@@ -11,14 +11,12 @@ import {
 
 export const DOCS_PATH = 'docs';
 
-type Operation = NonNullable<OpenAPIObject['paths'][string]['post']>;
-
 /** StrictValidationPipe refuses unknown body fields; saying so in the schemas tells clients too. */
 function refuseUnknownFields(document: OpenAPIObject): void {
   const schemas = document.components?.schemas ?? {};
   for (const path of Object.values(document.paths)) {
     for (const operation of Object.values(path as Record<string, unknown>)) {
-      const body = (operation as Operation).requestBody;
+      const body = (operation as OperationObject).requestBody;
       const content = body && 'content' in body ? body.content : {};
       for (const { schema } of Object.values(content)) {
         const name = schema && '$ref' in schema ? schema.$ref.split('/').pop() : undefined;
