@@ -41,9 +41,8 @@ export class Tracing implements OnApplicationShutdown {
     const { api, tracer } = this.sdk;
     return (request: TracedRequest, response) => {
       const parent = api.propagation.extract(api.ROOT_CONTEXT, request.headers);
-      const kind = api.SpanKind.SERVER;
       const method = request.method ?? '';
-      const span = tracer.startSpan(methodOf(method), { kind }, parent);
+      const span = tracer.startSpan(methodOf(method), { kind: api.SpanKind.SERVER }, parent);
       request.span = span;
       // Sampled out: no attributes, no child span, so no context to carry (bench/README.md, "Traces").
       if (!span.isRecording()) return listener(request, response);
