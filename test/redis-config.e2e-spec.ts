@@ -140,8 +140,9 @@ describe("a password in REDIS_URL, in the built server's output", () => {
         // Percent-encoded: taken; Redis is not there.
         `redis://app:${encodeURIComponent(password)}@127.0.0.1:${unreachable}`,
       ];
-      for (const url of urls) {
-        const output = await outputWith({ REDIS_URL: url });
+      const outputs = await Promise.all(urls.map((url) => outputWith({ REDIS_URL: url })));
+      for (const [i, url] of urls.entries()) {
+        const output = outputs[i];
         expect(output).toMatch(/Invalid configuration: REDIS_URL|unavailable/);
         expect(output).not.toMatch(/\n\s+at /);
         expect([url, leakedParts(password, output)]).toEqual([url, []]);
