@@ -23,7 +23,7 @@ ARG NPM_CACHE=
 # npm names the SBOM's subject after this folder.
 WORKDIR /vehicle-depreciation-service
 COPY package.json package-lock.json .npmrc tsconfig.json tsconfig.build.json nest-cli.json ./
-COPY scripts/sbom-names.cjs scripts/bundle.cjs scripts/
+COPY scripts/sbom-names.cjs scripts/bundle.cjs scripts/main-loader.cjs scripts/code-cache-writer.cjs scripts/
 COPY clients/typescript clients/typescript
 COPY src src
 COPY public public

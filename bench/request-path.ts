@@ -25,7 +25,7 @@ const SETTLE_AFTER_MS = 200;
  * serves REQUEST_PATH_PORT on loopback (unref'd: it never keeps the server up). `/reset` takes the
  * coverage so far and drops it; `/take` takes it and answers `{ "dist/x.js": functions that ran }`
  * for the scripts under REQUEST_PATH_ROOT's dist/ and clients/<name>/dist/ (a workspace package
- * loads from its real path there, not from node_modules/). In the bundle (dist/main.js, made by
+ * loads from its real path there, not from node_modules/). In the bundle (dist/main.bundle.js, by
  * scripts/bundle.cjs) each function that ran is counted in its own source, through the bundle's
  * source map, as the dist/ file that source compiles to; its dependencies' functions are not.
  */
@@ -47,7 +47,7 @@ const { SourceMap } = require('node:module');
 const { join, relative, resolve } = require('node:path');
 const root = process.env.REQUEST_PATH_ROOT;
 const own = /^(?:clients\\/[^/]+\\/)?dist\\/.+\\.js$/;
-const BUNDLE = 'dist/main.js';
+const BUNDLE = 'dist/main.bundle.js';
 let bundle;
 /** The dist/ file that the source of an offset of the bundle compiles to, if it is the project's. */
 function builtAt(offset) {

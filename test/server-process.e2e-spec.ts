@@ -185,18 +185,22 @@ describe('the built server as a process (node dist/main.js)', () => {
     );
   });
 
-  it('is one bundle: a start and its answers load from node_modules only what the build leaves out', async () => {
+  it('is one bundle, run with its code cache: a start and its answers load from node_modules only what the build leaves out', async () => {
     const temp = mkdtempSync(join(tmpdir(), 'bundle-'));
     const loaded = join(temp, 'loaded.txt');
+    const rejected = join(temp, 'rejected.txt');
     const preload = join(temp, 'record.cjs');
-    // Node's module hooks see every module loaded after them, CommonJS or ESM.
+    // Node's module hooks see every module loaded after them, CommonJS or ESM; at the exit, whether
+    // V8 refused the build's code cache (scripts/main-loader.cjs, dist/main.js, exports the script).
     writeFileSync(
       preload,
-      `const { appendFileSync } = require('node:fs');
+      `const { appendFileSync, writeFileSync } = require('node:fs');
       require('node:module').registerHooks({ load(url, context, next) {
         appendFileSync(${JSON.stringify(loaded)}, url + '\\n');
         return next(url, context);
-      } });`,
+      } });
+      process.once('exit', () => writeFileSync(${JSON.stringify(rejected)},
+        String(require.cache[process.argv[1]].exports.script.cachedDataRejected)));`,
     );
     try {
       const server = await startServer({ NODE_OPTIONS: `--require ${preload}`, LOG_LEVEL: 'info' });
@@ -218,6 +222,7 @@ describe('the built server as a process (node dist/main.js)', () => {
         .filter((name) => name !== undefined);
       // prom-client's @opentelemetry/api, and Swagger UI's folder (scripts/bundle.cjs, EXTERNAL).
       expect([...new Set(packages)].sort()).toEqual(['@opentelemetry/api', 'swagger-ui-dist']);
+      expect(readFileSync(rejected, 'utf8')).toBe('false');
     } finally {
       rmSync(temp, { recursive: true, force: true });
     }
