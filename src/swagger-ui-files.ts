@@ -2,7 +2,6 @@ import { NotFoundException } from '@nestjs/common';
 import type { RequestHandler } from 'express';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { bodyFor } from './common/error-responses';
 import { asset, LIBRARY_CACHING, OWN_FILE_CACHING } from './page/page-assets';
 
 /** Only what the page loads: not the package's README, LICENSE, source maps or other bundles. */
@@ -42,6 +41,6 @@ export function swaggerUiFiles(): RequestHandler {
     response.setHeader('Content-Type', file.contentType);
     response.setHeader('Content-Length', file.body.length);
     response.setHeader('Cache-Control', file.cacheControl);
-    response.end(bodyFor(request.method, file.body));
+    response.end(file.body);
   };
 }

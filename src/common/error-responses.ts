@@ -11,10 +11,6 @@ export const hasBody = (request: IncomingMessage): boolean =>
 export const declaresOver = (request: IncomingMessage, limit: number): boolean =>
   Number(request.headers['content-length']) > limit;
 
-/** No body in a response to HEAD (RFC 9110 §9.3.2). */
-export const bodyFor = <T>(method: string | undefined, body: T): T | undefined =>
-  method === 'HEAD' ? undefined : body;
-
 /**
  * The client may still be sending a body the server will not read, unless the rest is declared and
  * small enough for Node to read and drop (`req._dump()`), keeping the connection.
@@ -67,7 +63,8 @@ export class ErrorResponses {
     const body = this.body(status, message);
     this.setHeaders(response, headers, closes, body.byteLength);
     response.statusCode = status;
-    response.end(bodyFor(response.req.method, body.text));
+    // Node sends no body in a response to HEAD (RFC 9110 §9.3.2), whatever end() is given.
+    response.end(body.text);
   }
 
   setHeaders(target: HeaderTarget, headers: OutgoingHttpHeaders, close: boolean, length: number) {

@@ -3,7 +3,6 @@ import { METHODS, type OutgoingHttpHeaders, type ServerResponse, STATUS_CODES } 
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { answerRecord, originForm, pathOf, REQUEST_ID_HEADER } from '../common/answer-record';
-import { bodyFor } from '../common/error-responses';
 import type { Connection, Edge } from './connection';
 
 /** What Node's parser refused: its read (`rawPacket`) holds the request line the log names. */
@@ -84,7 +83,8 @@ function writeOnSocket(connection: Connection, status: number, answer: SocketAns
     setHeader: (name: string, value: unknown) => lines.push(`${name}: ${String(value)}`),
   };
   edge.errors.setHeaders(head, answer.headers ?? {}, true, body.byteLength);
-  socket.write(`${lines.join('\r\n')}\r\n\r\n${bodyFor(request.method, body.text) ?? ''}`);
+  // No body in a response to HEAD (RFC 9110 §9.3.2): Node drops it from a response, not here.
+  socket.write(`${lines.join('\r\n')}\r\n\r\n${request.method === 'HEAD' ? '' : body.text}`);
   connection.lingeringClose();
   const record = answerRecord(request, status, true, 0);
   for (const observe of edge.observers) observe(record);

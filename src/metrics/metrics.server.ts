@@ -5,7 +5,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import type { AddressInfo } from 'node:net';
 import { explainListenError } from '../common/listen-error';
 import { pathOf } from '../common/answer-record';
-import { bodyFor, ErrorResponses } from '../common/error-responses';
+import { ErrorResponses } from '../common/error-responses';
 import { loggedError } from '../common/error-text';
 import { Environment } from '../config/environment';
 import { MetricsService } from './metrics.service';
@@ -68,6 +68,6 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
     (request as IncomingMessage & { route?: unknown }).route = METRICS_ROUTE;
     const text = await this.metrics.registry.metrics();
     response.writeHead(200, { 'Content-Type': this.metrics.registry.contentType });
-    response.end(bodyFor(request.method, text));
+    response.end(text);
   }
 }

@@ -1,12 +1,10 @@
 import type { OnApplicationShutdown } from '@nestjs/common';
 import type { Attributes, Span } from '@opentelemetry/api';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener } from 'node:http';
 import { type AnswerRecord, originForm, pathOf } from '../common/answer-record';
 import { routeLabel, UNMATCHED_ROUTE } from '../metrics/http-metrics';
 import type { Sdk } from './otel-sdk';
 import type { TracingSettings } from './tracing-settings';
-
-type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
 /** The request's server span, for the answer's record (answer-record.ts) and the log's ids. */
 type TracedRequest = IncomingMessage & { span?: Span };
@@ -36,7 +34,7 @@ export class Tracing implements OnApplicationShutdown {
   }
 
   /** The API server's request listener, run in its request's span (continuing a traceparent). */
-  serverSpans(listener: Listener): Listener {
+  serverSpans(listener: RequestListener): RequestListener {
     if (this.sdk === undefined) return listener;
     const { api, tracer } = this.sdk;
     return (request: TracedRequest, response) => {
