@@ -19,7 +19,7 @@ async function bootstrap(): Promise<void> {
   const app = await createApp(AppModule, { shutDownOnSignals: true });
   reportInspectorSignal((message) => Logger.warn(message, 'Signals'));
   await app.listen(port, host).catch((error: unknown) => {
-    throw explainListenError(error, { host, port, hostVariable: 'HOST', portVariable: 'PORT' });
+    throw explainListenError(error, { host, port, prefix: '' });
   });
   // Which runtime serves matters to operators: the project pins its own (the `node` package).
   Logger.log(

@@ -10,9 +10,9 @@ async function listenError(host: string, port: number): Promise<unknown> {
   return error;
 }
 
-const PUBLIC = { hostVariable: 'HOST', portVariable: 'PORT' };
-const METRICS = { hostVariable: 'METRICS_HOST', portVariable: 'METRICS_PORT' };
-const at = (host: string, port: number, variables = PUBLIC): ListenSettings => ({
+const PUBLIC = { prefix: '' } as const;
+const METRICS = { prefix: 'METRICS_' } as const;
+const at = (host: string, port: number, variables: Pick<ListenSettings, 'prefix'> = PUBLIC) => ({
   host,
   port,
   ...variables,

@@ -19,10 +19,8 @@ const LINK_LOCAL = /^fe[89ab][0-9a-f]:/i;
 export interface ListenSettings {
   host: string;
   port: number;
-  /** HOST or METRICS_HOST */
-  hostVariable: string;
-  /** PORT or METRICS_PORT */
-  portVariable: string;
+  /** Of the settings to change: HOST and PORT, or METRICS_HOST and METRICS_PORT. */
+  prefix: '' | 'METRICS_';
 }
 
 type ListenFailure = { syscall?: string; code?: string; address?: string; port?: number };
@@ -45,12 +43,12 @@ function hostReason({ syscall, code = '' }: ListenFailure, host: string): string
 
 /** A StartupRefusal naming the setting to change; any other error is returned, for its stack. */
 export function explainListenError(error: unknown, settings: ListenSettings): unknown {
-  const { host, port, hostVariable, portVariable } = settings;
+  const { host, port, prefix } = settings;
   const failure = (error ?? {}) as ListenFailure;
   const portReason = failure.syscall === 'listen' ? PORT_REASONS[failure.code ?? ''] : undefined;
   if (portReason !== undefined) {
-    return refusal(failure.address ?? host, failure.port, portVariable, portReason);
+    return refusal(failure.address ?? host, failure.port, `${prefix}PORT`, portReason);
   }
   const reason = hostReason(failure, host);
-  return reason === undefined ? error : refusal(host, port, hostVariable, reason);
+  return reason === undefined ? error : refusal(host, port, `${prefix}HOST`, reason);
 }

@@ -47,8 +47,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
     const port = this.config.get('METRICS_PORT', { infer: true });
     this.server.listen(port, host);
     await once(this.server, 'listening').catch((error: unknown) => {
-      const variables = { hostVariable: 'METRICS_HOST', portVariable: 'METRICS_PORT' };
-      throw explainListenError(error, { host, port, ...variables });
+      throw explainListenError(error, { host, port, prefix: 'METRICS_' });
     });
     this.logger.log(`Metrics on http://${host}:${this.port}/metrics`);
   }
