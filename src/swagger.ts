@@ -12,17 +12,14 @@ import {
 export const DOCS_PATH = 'docs';
 
 /** StrictValidationPipe refuses unknown body fields; saying so in the schemas tells clients too. */
-function refuseUnknownFields(document: OpenAPIObject): void {
+function refuseUnknownFields(document: OpenAPIObject, operations: OperationObject[]): void {
   const schemas = document.components?.schemas ?? {};
-  for (const path of Object.values(document.paths)) {
-    for (const operation of Object.values(path as Record<string, unknown>)) {
-      const body = (operation as OperationObject).requestBody;
-      const content = body && 'content' in body ? body.content : {};
-      for (const { schema } of Object.values(content)) {
-        const name = schema && '$ref' in schema ? schema.$ref.split('/').pop() : undefined;
-        const target = name ? schemas[name] : undefined;
-        if (target && !('$ref' in target)) target.additionalProperties = false;
-      }
+  for (const { requestBody: body } of operations) {
+    const content = body && 'content' in body ? body.content : {};
+    for (const { schema } of Object.values(content)) {
+      const name = schema && '$ref' in schema ? schema.$ref.split('/').pop() : undefined;
+      const target = name ? schemas[name] : undefined;
+      if (target && !('$ref' in target)) target.additionalProperties = false;
     }
   }
 }
@@ -83,8 +80,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addGlobalResponse(...globalErrorResponses(limit))
     .build();
   const document = SwaggerModule.createDocument(app, config);
-  useLimitInHeaderExamples(document, limit);
-  refuseUnknownFields(document);
+  const operations = Object.values(document.paths).flatMap(
+    (path) => Object.values(path) as OperationObject[],
+  );
+  useLimitInHeaderExamples(operations, limit);
+  refuseUnknownFields(document, operations);
   return document;
 }
 

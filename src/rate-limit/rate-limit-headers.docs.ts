@@ -1,4 +1,4 @@
-import type { ApiResponseOptions, OpenAPIObject } from '@nestjs/swagger';
+import type { ApiResponseOptions, OperationObject } from '@nestjs/swagger';
 import { dailyRecord } from './daily-limit.storage';
 import { RATE_LIMIT_HEADERS, rateLimitHeaderValues } from './daily-limit.policy';
 
@@ -39,11 +39,8 @@ export function rateLimitHeaderDocs(refused = false): HeadersObject {
 
 type DocumentedResponse = { headers?: Record<string, { schema?: { example?: unknown } }> };
 
-export function useLimitInHeaderExamples(document: OpenAPIObject, limit: number): void {
-  const operations = Object.values(document.paths).flatMap((path) =>
-    Object.values(path as Record<string, unknown>),
-  );
-  for (const { responses } of operations as Array<{ responses?: object }>) {
+export function useLimitInHeaderExamples(operations: OperationObject[], limit: number): void {
+  for (const { responses } of operations) {
     for (const [status, response] of Object.entries(responses ?? {})) {
       const examples = new Map(exampleValues(limit, status === '429'));
       for (const [name, header] of Object.entries((response as DocumentedResponse).headers ?? {}))
