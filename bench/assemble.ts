@@ -11,7 +11,8 @@ import {
   serveDocs,
 } from '../src/app.setup';
 import { inOrder } from '../src/common/in-order';
-import { BODY_LIMIT_BYTES, JsonContentTypeGuard } from '../src/common/json-body';
+import { BODY_LIMIT_BYTES } from '../src/common/error-responses';
+import { JsonContentTypeGuard } from '../src/common/json-body';
 import { StrictValidationPipe } from '../src/common/strict-validation.pipe';
 import { DepreciationController } from '../src/depreciation/depreciation.controller';
 import { DailyLimitGuard } from '../src/rate-limit/daily-limit.guard';

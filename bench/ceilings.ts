@@ -3,7 +3,8 @@ import express, { NextFunction, Request, Response } from 'express';
 import { SystemClock } from '../src/common/clock';
 import { DepreciationService } from '../src/depreciation/depreciation.service';
 import * as messages from '../src/common/error-messages';
-import { BODY_LIMIT_BYTES as LIMIT, isJsonContentType } from '../src/common/json-body';
+import { BODY_LIMIT_BYTES as LIMIT } from '../src/common/error-responses';
+import { isJsonContentType } from '../src/common/json-body';
 import { ROUTE } from './common';
 import { passesPrecheck } from './precheck';
 

@@ -5,7 +5,6 @@ import { AfterRoutes } from './common/after-routes';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { Clock, SystemClock } from './common/clock';
 import { ErrorResponses } from './common/error-responses';
-import { BODY_LIMIT_BYTES } from './common/json-body';
 import { StrictValidationPipe } from './common/strict-validation.pipe';
 import { configFromEnvironment } from './config/environment';
 import { DepreciationModule } from './depreciation/depreciation.module';
@@ -31,11 +30,7 @@ import { CORS_ANSWER_HEADERS, JSON_SECURITY_HEADERS } from './security/security-
     { provide: Tracing, useFactory: () => Tracing.start(tracingSettings(process.env)) },
     {
       provide: ErrorResponses,
-      useFactory: () =>
-        new ErrorResponses({
-          headers: [...CORS_ANSWER_HEADERS, ...JSON_SECURITY_HEADERS],
-          bodyLimit: BODY_LIMIT_BYTES,
-        }),
+      useFactory: () => new ErrorResponses([...CORS_ANSWER_HEADERS, ...JSON_SECURITY_HEADERS]),
     },
   ],
   exports: [ErrorResponses, Clock, Tracing],

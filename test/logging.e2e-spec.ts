@@ -3,7 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import request from 'supertest';
-import { BODY_LIMIT_BYTES } from '../src/common/json-body';
+import { BODY_LIMIT_BYTES } from '../src/common/error-responses';
 import { AppLogger } from '../src/logging/app-logger';
 import { recordingAppLogger } from '../src/testing/recording-logger';
 import { INTERNAL_ERROR, ISO_TIME, VALID } from '../src/testing/bodies';

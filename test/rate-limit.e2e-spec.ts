@@ -7,7 +7,7 @@ import request from 'supertest';
 import { StartupRefusal } from '../src/common/startup-refusal';
 import { DailyLimitStorage, DAY_MS } from '../src/rate-limit/daily-limit.storage';
 import { IncomingHttpHeaders } from 'node:http';
-import { BODY_LIMIT_BYTES } from '../src/common/json-body';
+import { BODY_LIMIT_BYTES } from '../src/common/error-responses';
 import { nextClient } from '../src/testing/clients';
 import { depreciate, HttpAnswer, send } from '../src/testing/http';
 import { INTERNAL_ERROR, INVALID, limited, UNSUPPORTED_TYPE, VALID } from '../src/testing/bodies';

@@ -29,7 +29,7 @@ describe('AllExceptionsFilter', () => {
 
   beforeEach(() => {
     ({ response, written } = fakeResponse());
-    filter = new AllExceptionsFilter(new ErrorResponses({ headers: [], bodyLimit: 8_192 }));
+    filter = new AllExceptionsFilter(new ErrorResponses([]));
     logError = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
   });
 

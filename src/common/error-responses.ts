@@ -2,22 +2,25 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { Socket } from 'node:net';
 import { errorBody, JSON_CONTENT_TYPE } from './error-body';
 
+/** Bodies above this get a 413 before they are read whole (a valid one is ~100 bytes). */
+export const BODY_LIMIT_BYTES = 8 * 1024;
+
 /** Whether a request declares a body at all (RFC 9112 §6.3: a length or a transfer coding). */
 export const hasBody = (request: IncomingMessage): boolean =>
   request.headers['transfer-encoding'] !== undefined ||
   (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
 
-/** Whether `request` declares a Content-Length over `limit` (one whose body is refused unread). */
-export const declaresOver = (request: IncomingMessage, limit: number): boolean =>
-  Number(request.headers['content-length']) > limit;
+/** Whether `request` declares a Content-Length over BODY_LIMIT_BYTES (refused unread). */
+export const declaresOver = (request: IncomingMessage): boolean =>
+  Number(request.headers['content-length']) > BODY_LIMIT_BYTES;
 
 /**
  * The client may still be sending a body the server will not read, unless the rest is declared and
  * small enough for Node to read and drop (`req._dump()`), keeping the connection.
  */
-export const responseCloses = (request: IncomingMessage, bodyLimit: number): boolean =>
+export const responseCloses = (request: IncomingMessage): boolean =>
   !request.complete &&
-  (request.headers['transfer-encoding'] !== undefined || declaresOver(request, bodyLimit));
+  (request.headers['transfer-encoding'] !== undefined || declaresOver(request));
 
 /** A response, or the header lines of a response written on a socket. */
 interface HeaderTarget {
@@ -27,13 +30,6 @@ interface HeaderTarget {
 
 /** A string: Node writes it in one write with the head, a Buffer in a second (costly on 429s). */
 type ErrorBodyText = { text: string; byteLength: number };
-
-interface ErrorResponseSettings {
-  /** CORS (so a page can read the response) and the JSON security set. */
-  headers: ReadonlyArray<readonly [string, string]>;
-  /** A refusal keeps the connection only when what is left of the body is within it. */
-  bodyLimit: number;
-}
 
 /** Refusals repeat (a client over its limit): bodies are kept, but never a 404's (it names a path). */
 const MAX_KEPT_BODIES = 64;
@@ -47,7 +43,8 @@ export class ErrorResponses {
   onClosing: (socket: Socket) => void = () => undefined;
   private readonly bodies = new Map<string, ErrorBodyText>();
 
-  constructor(readonly settings: ErrorResponseSettings) {}
+  /** `headers`: CORS (so a page can read the response) and the JSON security set. */
+  constructor(private readonly headers: ReadonlyArray<readonly [string, string]>) {}
 
   /** Sends `{statusCode, message}`; a response already sent is left as it is. */
   send(
@@ -58,7 +55,7 @@ export class ErrorResponses {
     close = false,
   ): void {
     if (response.headersSent || response.writableEnded) return;
-    const closes = close || responseCloses(response.req, this.settings.bodyLimit);
+    const closes = close || responseCloses(response.req);
     if (closes && response.socket) this.onClosing(response.socket);
     const body = this.body(status, message);
     this.setHeaders(response, headers, closes, body.byteLength);
@@ -68,7 +65,7 @@ export class ErrorResponses {
   }
 
   setHeaders(target: HeaderTarget, headers: OutgoingHttpHeaders, close: boolean, length: number) {
-    for (const [name, value] of this.settings.headers) {
+    for (const [name, value] of this.headers) {
       if (!target.hasHeader(name)) target.setHeader(name, value);
     }
     for (const [name, value] of Object.entries(headers)) {

@@ -7,13 +7,10 @@ import {
 } from '@nestjs/common';
 import type { NextFunction, Request } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { declaresOver, type ErrorResponses, hasBody } from './error-responses';
+import { BODY_LIMIT_BYTES, declaresOver, type ErrorResponses, hasBody } from './error-responses';
 import { CONTENT_CODINGS, UNSUPPORTED_CONTENT_ENCODING_MESSAGE } from './error-messages';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-
-/** Bodies above this get a 413 before they are read whole (a valid one is ~100 bytes). */
-export const BODY_LIMIT_BYTES = 8 * 1024;
 
 /** A `charset` other than UTF-8 (JSON between systems is UTF-8: RFC 8259, section 8.1). */
 const OTHER_CHARSET = /;\s*charset\s*=\s*(?!"?utf-8"?\s*(?:;|$))/i;
@@ -48,10 +45,9 @@ type JsonRequest = IncomingMessage & { body?: unknown };
  * limit. Only this sends `100 Continue`: a client awaiting it gets a header refusal (413, 429) too.
  */
 export function readJsonBody(errors: ErrorResponses) {
-  const limit = errors.settings.bodyLimit;
   return (request: JsonRequest, response: ServerResponse, next: NextFunction) => {
     if (!hasBody(request)) return next();
-    if (declaresOver(request, limit)) return errors.send(response, 413);
+    if (declaresOver(request)) return errors.send(response, 413);
     if (!isJsonContentType(request.headers['content-type'])) return next();
     const decoder = decoderFor(request.headers['content-encoding']);
     if (decoder === undefined) {
@@ -83,7 +79,7 @@ function readUpTo(
   };
   const onData = (chunk: Buffer) => {
     size += chunk.length;
-    if (size <= errors.settings.bodyLimit) chunks.push(chunk);
+    if (size <= BODY_LIMIT_BYTES) chunks.push(chunk);
     else {
       stop();
       errors.send(response, 413);

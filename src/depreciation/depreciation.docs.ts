@@ -5,7 +5,7 @@ import {
   CONTENT_CODINGS_TEXT,
   UNSUPPORTED_CONTENT_ENCODING_MESSAGE,
 } from '../common/error-messages';
-import { BODY_LIMIT_BYTES } from '../common/json-body';
+import { BODY_LIMIT_BYTES } from '../common/error-responses';
 import { rateLimitHeaderDocs } from '../rate-limit/rate-limit-headers.docs';
 import { CalculateDepreciationDto } from './dto/calculate-depreciation.dto';
 import { DepreciationResponseDto } from './dto/depreciation-response.dto';

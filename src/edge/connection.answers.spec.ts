@@ -21,7 +21,7 @@ describe('closeIfShutdownStillSays', () => {
     { api: server },
     {
       ...EDGE_TEST_SETTINGS,
-      errors: new ErrorResponses({ headers: [], bodyLimit: 8_192 }),
+      errors: new ErrorResponses([]),
       observers: [],
       trustProxy: () => false,
     },

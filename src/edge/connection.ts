@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { clientKey } from '../common/client-key';
-import { responseCloses } from '../common/error-responses';
+import { BODY_LIMIT_BYTES, responseCloses } from '../common/error-responses';
 import type { EdgeOptions } from './edge';
 
 /** One server behind the edge: its options, what its connections share and the shutdown sweeps. */
@@ -152,7 +152,7 @@ export class Connection {
     detachParser(socket);
     // Reading stops past the body limit: a client still sending (an endless body, a flood) then
     // stalls on full kernel buffers, not making the server read all it can in LINGERING_TIME_MS.
-    let left = edge.errors.settings.bodyLimit;
+    let left = BODY_LIMIT_BYTES;
     const drop = (chunk: Buffer): void => {
       left -= chunk.length;
       if (left >= 0) return;
@@ -173,9 +173,8 @@ export class Connection {
    * head goes out: else Node reads and drops the rest, however long (an endless chunked body).
    */
   closeIfBodyStillArriving(request: IncomingMessage, response: ServerResponse): boolean {
-    const limit = this.edge.errors.settings.bodyLimit;
-    if (!responseCloses(request, limit)) return false;
-    this.closeAtHead(response, () => responseCloses(request, limit));
+    if (!responseCloses(request)) return false;
+    this.closeAtHead(response, () => responseCloses(request));
     return true;
   }
 

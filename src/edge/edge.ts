@@ -42,7 +42,7 @@ export const EDGE_SETTINGS = [
 export type EdgeSettings = Pick<Environment, (typeof EDGE_SETTINGS)[number]>;
 
 export interface EdgeOptions extends EdgeSettings {
-  /** The error writer; its body limit bounds what a refusal reads of a body still arriving. */
+  /** The error writer, whose `onClosing` it sets. */
   errors: ErrorResponses;
   observers: AnswerObserver[];
   /** The API server's listener in a span per request (tracing.ts); the metrics server has none. */

@@ -9,8 +9,6 @@ import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 import { clientKey } from '../common/client-key';
 import { ErrorResponses } from '../common/error-responses';
 
-const ERROR_SETTINGS = { headers: [], bodyLimit: 8_192 };
-
 const clock = new SettableClock('2026-11-21T12:00:00.000Z');
 const CLIENT = '203.0.113.5';
 const REFUSAL =
@@ -62,7 +60,7 @@ describe('DailyLimitPolicy', () => {
 
   beforeEach(() => {
     storage = new MemoryDailyLimitStorage(clock);
-    policy = new DailyLimitPolicy(config(1), storage, new ErrorResponses(ERROR_SETTINGS));
+    policy = new DailyLimitPolicy(config(1), storage, new ErrorResponses([]));
   });
 
   it('admits the limit, with headers, then throws the refusal with Retry-After', async () => {
