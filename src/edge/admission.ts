@@ -63,7 +63,7 @@ export function admitRequests(edge: Edge, handlers: Handler[], depth: number): H
     const chunkedArriving = arriving && request.headers['transfer-encoding'] !== undefined;
     if (connection.deferred > 0 || chunkedArriving) {
       connection.deferred += 1;
-      setImmediate(() => handleOnceRead(connection, handlers, response));
+      setImmediate(() => handleOnceRead(connection, handlers, answered, request, response));
     } else for (const handle of handlers) handle(request, response);
   };
 }
@@ -72,12 +72,10 @@ export function admitRequests(edge: Edge, handlers: Handler[], depth: number): H
 const answeredOn = (edge: Edge): Answered =>
   function answered() {
     const connection = edge.bySocket.get(this.req.socket);
-    const arrivedAt = connection?.arrivedAt(this);
-    // Dropped unhandled (handleOnceRead): neither logged nor counted.
-    if (connection === undefined || arrivedAt === undefined) return;
+    if (connection === undefined) return;
     // A client that left before the status line was sent got no status at all.
     const status = this.headersSent ? this.statusCode : null;
-    const elapsedMs = performance.now() - arrivedAt;
+    const elapsedMs = performance.now() - connection.arrivedAt(this);
     const record = answerRecord(this.req, status, this.writableFinished, elapsedMs);
     connection.answered(this);
     for (const observe of edge.observers) observe(record);
@@ -87,12 +85,20 @@ const answeredOn = (edge: Edge): Answered =>
  * Once the read is parsed whole: a route answering at once would answer before the rest of a body
  * already read, and close an honest client's connection (closeIfBodyStillArriving).
  */
-function handleOnceRead(connection: Connection, handlers: Handler[], response: ServerResponse) {
+function handleOnceRead(
+  connection: Connection,
+  handlers: Handler[],
+  answered: Answered,
+  request: IncomingMessage,
+  response: ServerResponse,
+): void {
   connection.deferred -= 1;
-  if (response.req.socket.destroyed) return;
+  if (request.socket.destroyed) return;
   // Its own answer has not been written yet: an answer that closes is an earlier request's.
-  if (connection.answerCloses) connection.dropped(response);
-  else for (const handle of handlers) handle(response.req, response);
+  if (connection.answerCloses) {
+    response.off('close', answered);
+    connection.dropped(response);
+  } else for (const handle of handlers) handle(request, response);
 }
 
 function refused(connection: Connection, response: ServerResponse): boolean {

@@ -50,9 +50,9 @@ export class Connection {
     this.arrivals.push(now);
   }
 
-  arrivedAt(response: ServerResponse): number | undefined {
+  arrivedAt(response: ServerResponse): number {
     const index = this.responses.indexOf(response);
-    return index === -1 ? undefined : this.arrivals[index];
+    return index === -1 ? NaN : this.arrivals[index];
   }
 
   answered(response: ServerResponse): void {
