@@ -62,7 +62,9 @@ export function answerOnSocket(connection: Connection, status: number, answer: S
     return;
   }
   // Whole requests pipelined before what went wrong are answered first, in order.
-  connection.whenAllAnswered(() => writeOnSocket(connection, status, answer));
+  if (connection.waiting > 0) {
+    connection.whenAllAnswered(() => writeOnSocket(connection, status, answer));
+  } else writeOnSocket(connection, status, answer);
 }
 
 function writeOnSocket(connection: Connection, status: number, answer: SocketAnswer): void {
