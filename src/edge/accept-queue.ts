@@ -1,6 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { setImmediate as afterNextPoll, setTimeout as sleep } from 'node:timers/promises';
 
 /** Private `_handle.fd` (-1 where none): no public API gives the listener's descriptor. */
 export function listenerFd(server: Server): number | undefined {
@@ -62,24 +61,28 @@ function queueInTable(table: string, inode: string): number | undefined {
  * connection still queued. libuv takes one connection per loop turn (Node 24.21), so the look runs
  * right after a poll (setImmediate), and the kernel's own count is read last (queuedInKernel).
  */
-export async function acceptQueued(server: Server, deadline: number): Promise<void> {
+export function acceptQueued(server: Server, deadline: number): Promise<void> {
   let lastAt = Date.now();
-  let taken = 0;
+  let tookOne = false;
   // A connection over the ceiling (server.maxConnections) is taken from the queue too, and closed.
   const took = (): void => {
-    taken += 1;
+    tookOne = true;
     lastAt = Date.now();
   };
   server.on('connection', took).on('drop', took);
-  for (let wait = QUIET_MS; ;) {
-    await sleep(wait);
-    const before = taken;
-    await afterNextPoll();
-    const now = Date.now();
-    const empty =
-      taken === before && now - lastAt >= QUIET_MS && (queuedInKernel(server) ?? 0) === 0;
-    if (empty || now >= deadline) break;
-    wait = Math.max(1, QUIET_MS - (now - lastAt));
-  }
-  server.off('connection', took).off('drop', took);
+  return new Promise<void>((resolve) => {
+    const afterNextPoll = (): void => {
+      tookOne = false;
+      setImmediate(look);
+    };
+    const look = (): void => {
+      const now = Date.now();
+      const empty = !tookOne && now - lastAt >= QUIET_MS && (queuedInKernel(server) ?? 0) === 0;
+      if (empty || now >= deadline) {
+        server.off('connection', took).off('drop', took);
+        resolve();
+      } else setTimeout(afterNextPoll, Math.max(1, QUIET_MS - (now - lastAt)));
+    };
+    setTimeout(afterNextPoll, QUIET_MS);
+  });
 }
