@@ -36,7 +36,7 @@ export interface ShutdownHooks {
  */
 function stopListening(edge: Edge): Promise<void> {
   const closed = new Promise<void>((resolve) => closeListener(edge.server, resolve));
-  const quietSince = new WeakMap<Socket, { bytes: number; since: number }>();
+  const quietSince = new Map<Socket, { bytes: number; since: number }>();
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const connection of edge.connections) {
@@ -53,6 +53,7 @@ function stopListening(edge: Edge): Promise<void> {
       if (holds === 'headers') answerOnSocket(connection, 408);
       else if (holds === 'nothing' && socket.bytesRead === 0) connection.lingeringClose();
     }
+    for (const socket of quietSince.keys()) if (socket.destroyed) quietSince.delete(socket);
   }, SWEEP_EVERY_MS).unref();
   return closed.finally(() => clearInterval(sweep));
 }
@@ -74,9 +75,8 @@ export function enableGracefulShutdown(edge: Edge, hooks: ShutdownHooks) {
 
 class Shutdown {
   private readonly logger = new Logger('Shutdown');
-  private running?: Promise<void>;
-  /** The first exit wins: a forced exit still waiting for the log keeps its code. */
-  private exiting?: Promise<void>;
+  private started = false;
+  private exiting = false;
 
   constructor(
     private readonly edge: Edge,
@@ -84,7 +84,9 @@ class Shutdown {
   ) {}
 
   start(signal: NodeJS.Signals): void {
-    this.running ??= this.run(signal).catch((error: unknown) => {
+    if (this.started) return;
+    this.started = true;
+    this.run(signal).catch((error: unknown) => {
       this.logger.error('Shutdown failed', errorText(error, 'stack'));
       this.exit(1);
     });
@@ -110,7 +112,7 @@ class Shutdown {
     this.logger.log('No new connections: finishing the requests in flight');
     await closed;
     clearTimeout(deadline);
-    await this.closeApplication(timeoutMs);
+    await this.closeApplication();
   }
 
   /** Exit 1 only if a request is still being handled: idle or arriving ones are just closed. */
@@ -126,7 +128,8 @@ class Shutdown {
   }
 
   /** The application's own shutdown hooks get SHUTDOWN_TIMEOUT_MS too. */
-  private async closeApplication(timeoutMs: number): Promise<void> {
+  private async closeApplication(): Promise<void> {
+    const timeoutMs = this.edge.SHUTDOWN_TIMEOUT_MS;
     setTimeout(() => {
       this.logger.error(`Still closing ${timeoutMs} ms after the last connection: exiting anyway`);
       this.exit(1);
@@ -136,7 +139,10 @@ class Shutdown {
     this.exit(0);
   }
 
+  /** The first exit wins: a forced exit still waiting for the log keeps its code. */
   private exit(code: number): void {
-    this.exiting ??= this.hooks.flushed().finally(() => process.exit(code));
+    if (this.exiting) return;
+    this.exiting = true;
+    void this.hooks.flushed().finally(() => process.exit(code));
   }
 }
