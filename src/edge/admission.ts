@@ -52,13 +52,13 @@ export function admitRequests(edge: Edge, handlers: Handler[], depth: number): H
       connection.whenAllAnswered(() => connection.lingeringClose());
       return;
     }
-    connection.arrived(response, performance.now());
+    connection.arrived(request, response, performance.now());
     // Routing, a 404's message, the log and the metrics see an absolute-form target's path alone.
     if (request.url !== undefined) request.url = originForm(request.url);
     identifyRequest(request, response);
     response.on('close', answered);
     const arriving = connection.closeIfBodyStillArriving(request, response);
-    if (edge.closeAnswers) connection.closeIfShutdownStillSays(response);
+    if (edge.closeAnswers) connection.closeIfShutdownStillSays(request, response);
     if (refused(connection, response)) return;
     const chunkedArriving = arriving && request.headers['transfer-encoding'] !== undefined;
     if (connection.deferred > 0 || chunkedArriving) {
@@ -75,9 +75,9 @@ const answeredOn = (edge: Edge): Answered =>
     if (connection === undefined) return;
     // A client that left before the status line was sent got no status at all.
     const status = this.headersSent ? this.statusCode : null;
-    const elapsedMs = performance.now() - connection.arrivedAt(this);
+    const elapsedMs = performance.now() - connection.arrivedAt(this.req);
     const record = answerRecord(this.req, status, this.writableFinished, elapsedMs);
-    connection.answered(this);
+    connection.answered(this.req);
     for (const observe of edge.observers) observe(record);
   };
 
@@ -97,7 +97,7 @@ function handleOnceRead(
   // Its own answer has not been written yet: an answer that closes is an earlier request's.
   if (connection.answerCloses) {
     response.off('close', answered);
-    connection.dropped(response);
+    connection.dropped(request);
   } else for (const handle of handlers) handle(request, response);
 }
 

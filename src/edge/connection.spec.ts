@@ -81,15 +81,11 @@ describe('Connection.answered', () => {
   setFlagsFromString('--expose-gc');
   const collectGarbage = runInNewContext('gc') as () => void;
 
-  function answer(connection: Connection, response: ServerResponse): void {
-    connection.arrived(response, 0);
-    connection.answered(response);
-  }
-
   /** Answers a request on `socket`, and says whether it is still reachable once collected. */
   async function outlivesItsAnswer(connection: Connection, complete: boolean): Promise<boolean> {
     const request = new WeakRef({ socket: connection.socket, complete });
-    answer(connection, { req: request.deref() } as unknown as ServerResponse);
+    connection.arrived(request.deref() as unknown as IncomingMessage, {} as ServerResponse, 0);
+    connection.answered(request.deref() as unknown as IncomingMessage);
     // A WeakRef keeps its target until the current job ends.
     await new Promise((resolve) => setImmediate(resolve));
     collectGarbage();

@@ -18,7 +18,7 @@ export interface Edge extends Readonly<EdgeOptions> {
 
 /** What the edge knows of one connection. */
 export class Connection {
-  /** Those waiting for their answer, each with its request (`response.req`). */
+  private readonly requests: IncomingMessage[] = [];
   private readonly responses: ServerResponse[] = [];
   private readonly arrivals: number[] = [];
   closing = false;
@@ -42,42 +42,44 @@ export class Connection {
   }
 
   get waiting(): number {
-    return this.responses.length;
+    return this.requests.length;
   }
 
-  arrived(response: ServerResponse, now: number): void {
+  arrived(request: IncomingMessage, response: ServerResponse, now: number): void {
+    this.requests.push(request);
     this.responses.push(response);
     this.arrivals.push(now);
   }
 
-  arrivedAt(response: ServerResponse): number {
-    const index = this.responses.indexOf(response);
+  arrivedAt(request: IncomingMessage): number {
+    const index = this.requests.indexOf(request);
     return index === -1 ? NaN : this.arrivals[index];
   }
 
-  answered(response: ServerResponse): void {
-    this.forget(response);
+  answered(request: IncomingMessage): void {
+    this.forget(request);
     this.readAtAnswer = this.socket.bytesRead;
     // A whole request (and its answer, through Express's req.res) must not outlive its answer, or
     // each one survives the young generation's collections.
-    this.answeredArriving = response.req.complete ? undefined : response.req;
+    this.answeredArriving = request.complete ? undefined : request;
     const then = this.whenAnswered;
-    if (this.responses.length > 0 || then === undefined) return;
+    if (this.requests.length > 0 || then === undefined) return;
     this.whenAnswered = undefined;
     then();
   }
 
   /** Admitted, but behind an answer that closes the connection by its turn: dropped unhandled. */
-  dropped(response: ServerResponse): void {
-    this.forget(response);
-    const then = this.responses.length === 0 ? this.whenAnswered : undefined;
+  dropped(request: IncomingMessage): void {
+    this.forget(request);
+    const then = this.requests.length === 0 ? this.whenAnswered : undefined;
     this.whenAnswered = undefined;
     then?.();
   }
 
-  private forget(response: ServerResponse): void {
-    const index = this.responses.indexOf(response);
+  private forget(request: IncomingMessage): void {
+    const index = this.requests.indexOf(request);
     if (index === -1) return;
+    this.requests.splice(index, 1);
     this.responses.splice(index, 1);
     this.arrivals.splice(index, 1);
   }
@@ -85,7 +87,7 @@ export class Connection {
   /** Stops reading meanwhile: what comes after is not for the application. */
   whenAllAnswered(then: () => void): void {
     this.socket.pause();
-    if (this.responses.length === 0) then();
+    if (this.requests.length === 0) then();
     else this.whenAnswered = then;
   }
 
@@ -113,13 +115,13 @@ export class Connection {
 
   /** Closing, and no admitted request still needs its body (one admitted at shutdown may). */
   nothingMoreToParse(): boolean {
-    return this.closing && this.responses.at(-1)?.req.complete !== false;
+    return this.closing && this.requests.at(-1)?.complete !== false;
   }
 
   holds(): 'nothing' | 'headers' | 'arriving' | 'handled' {
     // Requests before the latest one were read whole: with two waiting, one is being handled.
-    if (this.responses.length > 1) return 'handled';
-    const request = this.responses[0]?.req;
+    if (this.requests.length > 1) return 'handled';
+    const request = this.requests[0];
     if (request !== undefined) return request.complete ? 'handled' : 'arriving';
     return this.socket.bytesRead > this.readAtAnswer ? 'headers' : 'nothing';
   }
@@ -182,12 +184,14 @@ export class Connection {
    * Judged as the head is written, and only for the last request pipelined: an answer written after
    * the drain delay keeps its connection, so its client does not reconnect as the listener closes.
    */
-  closeIfShutdownStillSays(response: ServerResponse): void {
-    this.closeAtHead(response, () => this.edge.closeAnswers && this.responses.at(-1) === response);
+  closeIfShutdownStillSays(request: IncomingMessage, response: ServerResponse): void {
+    this.closeAtHead(response, () => this.edge.closeAnswers && this.requests.at(-1) === request);
   }
 
   closeWaitingAnswers(): void {
-    for (const response of this.responses) this.closeIfShutdownStillSays(response);
+    for (let i = 0; i < this.requests.length; i += 1) {
+      this.closeIfShutdownStillSays(this.requests[i], this.responses[i]);
+    }
   }
 
   private closeAtHead(response: ServerResponse, stillCloses: () => boolean): void {
