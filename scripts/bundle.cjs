@@ -9,7 +9,14 @@
 
 const { spawn } = require('node:child_process');
 const { once } = require('node:events');
-const { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } = require('node:fs');
+const {
+  copyFileSync,
+  existsSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} = require('node:fs');
 const { readFile } = require('node:fs/promises');
 const { createServer } = require('node:net');
 const { join } = require('node:path');
@@ -86,6 +93,7 @@ async function bundle() {
   if (result.warnings.length > 0) throw new Error('bundle: fix the warnings above');
   writeFileSync(BUNDLE, namedOnce(readFileSync(BUNDLE, 'utf8')));
   copyFileSync(join(__dirname, 'main-loader.cjs'), MAIN);
+  rmSync(`${MAIN}.map`, { force: true }); // tsc's map of the main.js the loader replaced
   await writeCodeCache();
 }
 
