@@ -1,9 +1,8 @@
 import { LoggerService } from '@nestjs/common';
-import { hostname } from 'node:os';
 import { inspect } from 'node:util';
 import { DestinationStream, Level, Logger, pino } from 'pino';
 import { AppLogLevel } from '../config/environment';
-import { isoTimeEachMillisecond, type JsonLineFormat } from './request-log';
+import { isoTimeEachMillisecond, LINE_BASE } from './request-log';
 import { StdoutLog } from './stdout-log';
 
 type Fields = Record<string, unknown>;
@@ -23,7 +22,7 @@ function isFields(value: unknown): value is Fields {
 export class AppLogger implements LoggerService {
   constructor(
     readonly pino: Logger,
-    readonly format: JsonLineFormat,
+    readonly destination: DestinationStream,
   ) {}
 
   readonly log: LogMethod = (message, ...params) => this.write('info', message, params);
@@ -35,8 +34,7 @@ export class AppLogger implements LoggerService {
 
   /** Before an exit: resolves once stdout has taken every line, or its bound has passed. */
   flushed(): Promise<void> {
-    const destination = this.format.destination;
-    return destination instanceof StdoutLog ? destination.written() : Promise.resolve();
+    return this.destination instanceof StdoutLog ? this.destination.written() : Promise.resolve();
   }
 
   private write(level: Level, message: unknown, params: unknown[]): void {
@@ -65,20 +63,15 @@ export class AppLogger implements LoggerService {
 }
 
 export function createAppLogger(level: AppLogLevel, destination: DestinationStream): AppLogger {
-  const format: JsonLineFormat = {
-    base: { pid: process.pid, hostname: hostname() },
-    time: isoTimeEachMillisecond(),
-    destination,
-  };
   const root = pino(
     {
       // pino has no 'verbose': its most detailed level is 'trace'.
       level: level === 'verbose' ? 'trace' : level,
-      base: format.base,
-      timestamp: format.time,
+      base: LINE_BASE,
+      timestamp: isoTimeEachMillisecond(),
       formatters: { level: (label) => ({ level: label }) },
     },
     destination,
   );
-  return new AppLogger(root, format);
+  return new AppLogger(root, destination);
 }

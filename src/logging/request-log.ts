@@ -1,5 +1,6 @@
-import type { DestinationStream, Logger } from 'pino';
+import { hostname } from 'node:os';
 import type { AnswerObserver, AnswerRecord } from '../common/answer-record';
+import type { AppLogger } from './app-logger';
 import { StdoutLog } from './stdout-log';
 
 /** Under load, request lines share a millisecond, and toISOString is a visible part of each. */
@@ -16,12 +17,8 @@ export function isoTimeEachMillisecond(): () => string {
   };
 }
 
-/** Shared by pino and the request log, so both write the same line without pino's private state. */
-export interface JsonLineFormat {
-  base: { pid: number; hostname: string };
-  time: () => string;
-  destination: DestinationStream;
-}
+/** pino's `base` and the request log's, so both write the same line without pino's private state. */
+export const LINE_BASE = { pid: process.pid, hostname: hostname() };
 
 /** A string as JSON, or nothing (pino leaves out a field whose value is undefined). */
 const field = (name: string, value: string | undefined, comma = ',') =>
@@ -44,17 +41,17 @@ function fieldsOf(answer: AnswerRecord): string {
 }
 
 /** One line per answer, the edge's too (docs/operations.md, "Logs"); no header, body or query. */
-export function requestLog(logger: { pino: Logger; format: JsonLineFormat }): AnswerObserver {
-  const { base, time, destination } = logger.format;
+export function requestLog({ pino, destination }: AppLogger): AnswerObserver {
+  const time = isoTimeEachMillisecond();
   // pino[level](fields, msg)'s line, byte for byte, without building an object per answer.
-  const bindings = `,${JSON.stringify(base).slice(1, -1)}`;
+  const bindings = `,${JSON.stringify(LINE_BASE).slice(1, -1)}`;
   const write =
     destination instanceof StdoutLog
       ? (text: string) => destination.writeSoon(text)
       : (text: string) => void destination.write(text);
   return (answer) => {
     const level = levelOf(answer.status);
-    if (!logger.pino.isLevelEnabled(level)) return;
+    if (!pino.isLevelEnabled(level)) return;
     const done = answer.completed ? 'request completed' : 'request aborted';
     const msg = level === 'error' ? 'request failed' : done;
     write(`{"level":"${level}"${time()}${bindings},${fieldsOf(answer)},"msg":"${msg}"}\n`);
