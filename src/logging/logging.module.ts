@@ -15,12 +15,11 @@ function stdoutLogger(config: ConfigService<Environment, true>, metrics: Metrics
   const bufferBytes = config.get('LOG_BUFFER_BYTES', { infer: true });
   const output = new StdoutLog(bufferBytes, () => dropped.inc());
   const logger = createAppLogger(config.get('LOG_LEVEL', { infer: true }), output);
-  output.whenResumed((lines) =>
+  output.onResumed = (lines) =>
     logger.pino.warn(
       { droppedLines: lines },
       `stdout is read again: ${lines} log lines were dropped while it was not`,
-    ),
-  );
+    );
   return logger;
 }
 

@@ -75,7 +75,7 @@ describe('StdoutLog', () => {
     const { out, written, release } = stalledOutput();
     const reports: number[] = [];
     const log = new StdoutLog(20, undefined, out);
-    log.whenResumed((dropped) => reports.push(dropped));
+    log.onResumed = (dropped) => void reports.push(dropped);
     for (let i = 0; i < 5; i += 1) log.write('0123456789');
     expect(reports).toEqual([]);
     while (out.writableLength > 0) {

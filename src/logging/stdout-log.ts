@@ -22,7 +22,7 @@ const hasFailed = (out: Pick<Output, 'destroyed' | 'errored'>): boolean =>
 export class StdoutLog implements DestinationStream {
   private droppedSinceDrain = 0;
   private held = '';
-  private onResumed: (dropped: number) => void = () => undefined;
+  onResumed: (dropped: number) => void = () => undefined;
   /** An exit that does not wait for written() (a crash) still writes what is held, if it can. */
   private readonly writeHeldAtExit = (): void => this.writeHeld();
 
@@ -88,10 +88,6 @@ export class StdoutLog implements DestinationStream {
       this.droppedSinceDrain = 0;
       this.onResumed(dropped);
     });
-  }
-
-  whenResumed(report: (dropped: number) => void): void {
-    this.onResumed = report;
   }
 }
 
