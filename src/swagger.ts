@@ -24,23 +24,24 @@ function refuseUnknownFields(document: OpenAPIObject, operations: OperationObjec
   }
 }
 
+/** The edge's refusals that end the connection. */
+const closing = (status: number, refused: string) => ({
+  ...errorResponse(status),
+  description: `${refused} Not counted; the connection is closed.`,
+});
+
 /** Global, so a module a team adds is documented with them without touching this file. */
 const globalErrorResponses = (limit: number) => [
-  {
-    ...errorResponse(408),
-    description:
-      'The headers or the body did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS). ' +
-      'Not counted; the connection is closed.',
-  },
+  closing(
+    408,
+    'The headers or the body did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS).',
+  ),
   {
     ...errorResponse(429, rateLimitMessage(limit)),
     description: 'Daily limit of the caller exceeded (until 00:00 UTC).',
     headers: rateLimitHeaderDocs(true),
   },
-  {
-    ...errorResponse(431),
-    description: 'Request headers over 16 KiB. Not counted; the connection is closed.',
-  },
+  closing(431, 'Request headers over 16 KiB.'),
   { ...errorResponse(500), description: 'Unexpected failure (the detail is logged, never sent).' },
   {
     ...errorResponse(503, OVER_CONNECTION_CAP_MESSAGE),
@@ -54,12 +55,7 @@ const globalErrorResponses = (limit: number) => [
       },
     },
   },
-  {
-    ...errorResponse(505),
-    description:
-      'A request line whose HTTP version is not 1.0 or 1.1 (HTTP/2.0, HTTP/0.9). Not counted; ' +
-      'the connection is closed.',
-  },
+  closing(505, 'A request line whose HTTP version is not 1.0 or 1.1 (HTTP/2.0, HTTP/0.9).'),
 ];
 
 /**
