@@ -77,17 +77,15 @@ export function responseHeaders(docsPath: string): Middleware {
     // Matched as Express matched the docs CSP's mount (`/${docsPath}`): on its parsed path
     // (`req.path`), which an absolute-form target or a fragment does not change.
     const underDocsMount = isDocs(expressPath(request.path ?? path));
-    if (!underDocsMount && !isDocument(path)) {
-      // The API's answers: no callback per request.
-      setFixedHeaders(response, JSON_SET);
-      return corsHeaders(request, response, next);
-    }
+    const document = isDocument(path);
+    if (!document) setFixedHeaders(response, JSON_SET);
+    // The API's answers: no callback per request.
+    if (!underDocsMount && !document) return corsHeaders(request, response, next);
     const cors = (error?: unknown) =>
       error === undefined ? corsHeaders(request, response, next) : next(error);
     const docs = (error?: unknown) =>
       error === undefined && underDocsMount ? forDocs(request, response, cors) : cors(error);
-    if (isDocument(path)) return forDocuments(request, response, docs);
-    setFixedHeaders(response, JSON_SET);
+    if (document) return forDocuments(request, response, docs);
     docs();
   };
 }
