@@ -9,7 +9,6 @@ export function listenerFd(server: Server): number | undefined {
 
 /** The listener stays open until this long passes without a new connection (acceptQueued). */
 const QUIET_MS = 20;
-const SOCKET_TABLES = ['/proc/net/tcp', '/proc/net/tcp6'];
 const READ_BYTES = 16 * 1024;
 /** The state column of a listening socket (TCP_LISTEN). */
 const LISTENING = '0A';
@@ -20,14 +19,11 @@ export function queuedInKernel(server: Server): number | undefined {
   if (fd === undefined) return undefined;
   try {
     const inode = String(fstatSync(fd).ino);
-    for (const table of SOCKET_TABLES) {
-      const queued = queueInTable(table, inode);
-      if (queued !== undefined) return Number.isNaN(queued) ? undefined : queued;
-    }
+    const queued = queueInTable('/proc/net/tcp', inode) ?? queueInTable('/proc/net/tcp6', inode);
+    return Number.isNaN(queued) ? undefined : queued;
   } catch {
     return undefined;
   }
-  return undefined;
 }
 
 /**
