@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import {
@@ -12,7 +12,6 @@ import { Connection, type Edge } from './connection';
 import { answerOnSocket } from './socket-answers';
 
 const OVER_CAP = { message: OVER_CONNECTION_CAP_MESSAGE, headers: { 'Retry-After': '1' } };
-export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 type Answered = (this: ServerResponse & { req: IdentifiedRequest }) => void;
 
 /** The 'connection' listener: each socket gets its Connection, or is refused over its cap. */
@@ -39,13 +38,13 @@ export function admitConnections(edge: Edge, refusalTimeoutMs: number): (socket:
 }
 
 /** The 'request' listener: the application's `handlers` run only for the requests it admits. */
-export function admitRequests(edge: Edge, handlers: Handler[], depth: number): Handler {
+export function admitRequests(edge: Edge, handlers: RequestListener[]): RequestListener {
   const answered = answeredOn(edge);
   return (request, response) => {
     const connection = edge.bySocket.get(request.socket) ?? new Connection(request.socket, edge);
     // Behind an answer that closes the connection, or past the depth: neither handled nor counted.
     if (connection.closing) return;
-    if (connection.waiting >= depth) {
+    if (connection.waiting >= edge.MAX_PIPELINED_REQUESTS) {
       // Past it Node would hold a request and an answer for each one sent unread: the admitted
       // ones are answered, the rest dropped uncounted, then the connection lingers and closes.
       connection.stopAdmitting();
@@ -87,7 +86,7 @@ const answeredOn = (edge: Edge): Answered =>
  */
 function handleOnceRead(
   connection: Connection,
-  handlers: Handler[],
+  handlers: RequestListener[],
   answered: Answered,
   request: IncomingMessage,
   response: ServerResponse,

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AnswerObserver } from '../common/answer-record';
 import type { ErrorResponses } from '../common/error-responses';
 import { CHECKED_ON, type TrustProxy } from '../common/platform-internals';
 import type { Environment } from '../config/environment';
-import { admitConnections, admitRequests, type Handler } from './admission';
+import { admitConnections, admitRequests } from './admission';
 import { ConnectionCap, type Edge } from './connection';
 import { enableGracefulShutdown, type ShutdownHooks } from './shutdown';
 import { answerClientError } from './socket-answers';
@@ -46,7 +46,7 @@ export interface EdgeOptions extends EdgeSettings {
   errors: ErrorResponses;
   observers: AnswerObserver[];
   /** The API server's listener in a span per request (tracing.ts); the metrics server has none. */
-  serverSpans?: (listener: Handler) => Handler;
+  serverSpans?: (listener: RequestListener) => RequestListener;
   /** TRUST_PROXY as Express compiled it: its proxies are exempt from the per-client cap. */
   trustProxy: TrustProxy;
   /** main.ts only: the signals drain the public server, then close the application. */
@@ -69,7 +69,7 @@ export function installEdge(servers: { api: Server; metrics?: Server }, options:
 }
 
 function putBehindEdge(server: Server, options: EdgeOptions): Edge {
-  const { serverSpans: spans = (listener: Handler) => listener } = options;
+  const { serverSpans: spans = (listener: RequestListener) => listener } = options;
   const edge: Edge = {
     ...options,
     server,
@@ -90,9 +90,9 @@ function putBehindEdge(server: Server, options: EdgeOptions): Edge {
   // An `Expect` other than 100-continue is ignored, as RFC 9110 §10.1.1 allows, not a bare 417.
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));
   // The application's listeners run behind the edge's.
-  const handlers = server.listeners('request') as Handler[];
+  const handlers = server.listeners('request') as RequestListener[];
   server.removeAllListeners('request');
-  server.on('request', spans(admitRequests(edge, handlers, options.MAX_PIPELINED_REQUESTS)));
+  server.on('request', spans(admitRequests(edge, handlers)));
   return edge;
 }
 
