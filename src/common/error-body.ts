@@ -1,28 +1,11 @@
-import { HttpException, HttpStatus } from '@nestjs/common';
+import { HttpException } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
-import {
-  INTERNAL_ERROR_MESSAGE,
-  INVALID_INPUT_MESSAGE,
-  PAYLOAD_TOO_LARGE_MESSAGE,
-  UNSUPPORTED_CONTENT_ENCODING_MESSAGE,
-  UNSUPPORTED_MEDIA_TYPE_MESSAGE,
-} from './error-messages';
+import { FIXED_MESSAGES, INTERNAL_ERROR_MESSAGE } from './error-messages';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** The one error body of the API (docs/contract.md, "Errors"). */
 type ErrorBody = { statusCode: number; message: string };
-
-/** The contract fixes these: a thrower's message not among them gives way to the first. */
-const FIXED_MESSAGES: Partial<Record<number, readonly string[]>> = {
-  [HttpStatus.BAD_REQUEST]: [INVALID_INPUT_MESSAGE],
-  [HttpStatus.PAYLOAD_TOO_LARGE]: [PAYLOAD_TOO_LARGE_MESSAGE],
-  [HttpStatus.UNSUPPORTED_MEDIA_TYPE]: [
-    UNSUPPORTED_MEDIA_TYPE_MESSAGE,
-    UNSUPPORTED_CONTENT_ENCODING_MESSAGE,
-  ],
-  [HttpStatus.INTERNAL_SERVER_ERROR]: [INTERNAL_ERROR_MESSAGE],
-};
 
 /** docs/contract.md: a 404's message names its path, which may be as long as the headers. */
 const MAX_MESSAGE_LENGTH = 200;

@@ -9,6 +9,14 @@ export const UNSUPPORTED_CONTENT_ENCODING_MESSAGE = `Content-Encoding must be on
 export const PAYLOAD_TOO_LARGE_MESSAGE = 'Request body too large';
 export const INTERNAL_ERROR_MESSAGE = 'Internal server error';
 
+/** The contract fixes these: a thrower's message not among them gives way to the first. */
+export const FIXED_MESSAGES: Partial<Record<number, readonly string[]>> = {
+  400: [INVALID_INPUT_MESSAGE],
+  413: [PAYLOAD_TOO_LARGE_MESSAGE],
+  415: [UNSUPPORTED_MEDIA_TYPE_MESSAGE, UNSUPPORTED_CONTENT_ENCODING_MESSAGE],
+  500: [INTERNAL_ERROR_MESSAGE],
+};
+
 export const rateLimitMessage = (limit: number): string =>
   `Rate limit exceeded. Maximum ${limit} requests per 24 hours.`;
 /** A connection past MAX_CONNECTIONS_PER_CLIENT: not the daily limit, so not its 429 message. */
