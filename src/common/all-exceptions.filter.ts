@@ -42,7 +42,6 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (!expected) this.logger.error({ reqId: request.id, ...loggedError(exception) });
     // Too late for a status line: end what was started rather than write a second answer.
     if (response.headersSent) response.end();
-    // The same bytes as the edge's own refusals.
     else this.errors.send(response, statusCode, message);
   }
 }

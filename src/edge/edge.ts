@@ -89,7 +89,6 @@ function putBehindEdge(server: Server, options: EdgeOptions): Edge {
   server.on('checkContinue', (request, response) => server.emit('request', request, response));
   // An `Expect` other than 100-continue is ignored, as RFC 9110 §10.1.1 allows, not a bare 417.
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));
-  // The application's listeners run behind the edge's.
   const handlers = server.listeners('request') as RequestListener[];
   server.removeAllListeners('request');
   server.on('request', spans(admitRequests(edge, handlers)));
