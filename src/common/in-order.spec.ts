@@ -4,6 +4,8 @@ import { inOrder } from './in-order';
 import { listenOnLoopback } from '../testing/http';
 
 type Next = (error?: unknown) => void;
+/** The first two tests' middlewares never look at the request or the response. */
+const [req, res] = [{}, {}] as [express.Request, express.Response];
 
 describe('inOrder', () => {
   it('runs the middlewares in order, then hands on to what follows', () => {
@@ -13,7 +15,7 @@ describe('inOrder', () => {
       next();
     };
     let after: unknown = 'not called';
-    inOrder(mark('a'), mark('b'), mark('c'))({}, {}, (error?: unknown) => (after = error));
+    inOrder(mark('a'), mark('b'), mark('c'))(req, res, (error?: unknown) => (after = error));
     expect(seen).toEqual(['a', 'b', 'c']);
     expect(after).toBeUndefined();
   });
@@ -29,7 +31,7 @@ describe('inOrder', () => {
     ];
     for (const first of cases) {
       const next = jest.fn();
-      inOrder((_q: unknown, _s: unknown, n: Next) => first(n), rest)({}, {}, next);
+      inOrder((_q: unknown, _s: unknown, n: Next) => first(n), rest)(req, res, next);
       expect(next.mock.calls).toEqual([[failure]]);
     }
     // A middleware that goes on later (the body reader, on the body's end): one that throws then.
@@ -38,7 +40,7 @@ describe('inOrder', () => {
     const throwing = () => {
       throw failure;
     };
-    inOrder((_q: unknown, _s: unknown, n: Next) => (later = n), throwing, rest)({}, {}, next);
+    inOrder((_q: unknown, _s: unknown, n: Next) => (later = n), throwing, rest)(req, res, next);
     later();
     expect(next.mock.calls).toEqual([[failure]]);
     expect(rest).not.toHaveBeenCalled();
