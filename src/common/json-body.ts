@@ -5,8 +5,8 @@ import {
   Injectable,
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
-import type { NextFunction, Request } from 'express';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NextFunction, Request, RequestHandler } from 'express';
+import type { ServerResponse } from 'node:http';
 import { BODY_LIMIT_BYTES, declaresOver, type ErrorResponses, hasBody } from './error-responses';
 import { CONTENT_CODINGS, UNSUPPORTED_CONTENT_ENCODING_MESSAGE } from './error-messages';
 import type { Readable, Transform } from 'node:stream';
@@ -38,14 +38,12 @@ export class JsonContentTypeGuard implements CanActivate {
   }
 }
 
-type JsonRequest = IncomingMessage & { body?: unknown };
-
 /**
  * The one judge of a body's size (docs/contract.md): a chunked body's 413 comes once past the
  * limit. Only this sends `100 Continue`: a client awaiting it gets a header refusal (413, 429) too.
  */
-export function readJsonBody(errors: ErrorResponses) {
-  return (request: JsonRequest, response: ServerResponse, next: NextFunction) => {
+export function readJsonBody(errors: ErrorResponses): RequestHandler {
+  return (request, response, next) => {
     if (!hasBody(request)) return next();
     if (declaresOver(request)) return errors.send(response, 413);
     if (!isJsonContentType(request.headers['content-type'])) return next();
@@ -60,7 +58,7 @@ export function readJsonBody(errors: ErrorResponses) {
 
 function readUpTo(
   errors: ErrorResponses,
-  request: JsonRequest,
+  request: Request,
   decoder: Transform | null,
   response: ServerResponse,
   next: NextFunction,
