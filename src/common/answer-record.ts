@@ -72,8 +72,7 @@ export function answerRecord(
 }
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
-const INCOMING = REQUEST_ID_HEADER.toLowerCase();
-const OUTGOING = new AnswerHeader(REQUEST_ID_HEADER);
+const REQUEST_ID = new AnswerHeader(REQUEST_ID_HEADER);
 
 const SANE_REQUEST_ID = /^[\w.:+=/-]{1,128}$/;
 
@@ -81,8 +80,8 @@ export type IdentifiedRequest = IncomingMessage & { id?: string };
 
 /** Before anything else; the caller's id when sane, so a proxy's id follows it through the logs. */
 export function identifyRequest(request: IdentifiedRequest, response: ServerResponse): void {
-  const given = request.headers[INCOMING];
+  const given = request.headers[REQUEST_ID.key];
   request.id = typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
   // A UUID, or a caller's id that SANE_REQUEST_ID passed: nothing in it for setHeader to refuse.
-  OUTGOING.setChecked(response, request.id);
+  REQUEST_ID.setChecked(response, request.id);
 }

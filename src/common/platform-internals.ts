@@ -23,7 +23,7 @@ const OUT_HEADERS = Object.getOwnPropertySymbols(new OutgoingMessage()).find(
  * 0.3 µs a header, and an API answer carries eleven (bench/README.md, "Where the time goes").
  */
 export class AnswerHeader {
-  private readonly key: string;
+  readonly key: string;
 
   constructor(readonly name: string) {
     validateHeaderName(name);
