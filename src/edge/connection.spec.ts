@@ -104,3 +104,21 @@ describe('Connection.answered', () => {
     expect(await outlivesItsAnswer(connection, true)).toBe(false);
   });
 });
+
+describe('Connection.whenAllAnswered', () => {
+  it('runs once the last request waiting is answered or dropped, whichever goes first', () => {
+    const connection = new Connection(
+      { bytesRead: 0, pause: () => undefined } as unknown as Socket,
+      { bySocket: new WeakMap() } as Edge,
+    );
+    const [a, b, c] = [1, 2, 3].map((n) => ({ n, complete: true }) as unknown as IncomingMessage);
+    for (const request of [a, b, c]) connection.arrived(request, {} as ServerResponse, 0);
+    const then = jest.fn();
+    connection.whenAllAnswered(then);
+    connection.dropped(b);
+    connection.answered(a);
+    expect(then).not.toHaveBeenCalled();
+    connection.dropped(c);
+    expect(then).toHaveBeenCalledTimes(1);
+  });
+});

@@ -71,9 +71,10 @@ export class Connection {
   /** Admitted, but behind an answer that closes the connection by its turn: dropped unhandled. */
   dropped(request: IncomingMessage): void {
     this.forget(request);
-    const then = this.requests.length === 0 ? this.whenAnswered : undefined;
+    const then = this.whenAnswered;
+    if (this.requests.length > 0 || then === undefined) return;
     this.whenAnswered = undefined;
-    then?.();
+    then();
   }
 
   private forget(request: IncomingMessage): void {
