@@ -116,7 +116,7 @@ export class DailyLimitGuard extends ThrottlerGuard {
     if (this.throughThrottlerFlow) return super.canActivate(context);
     if (this.isSkipped(context)) return true;
     const { req, res } = this.getRequestResponse(context) as { req: Request; res: Response };
-    const admitted = this.policy.admit(req, res, clientKey(req));
+    const admitted = this.policy.admit(req, res);
     return admitted === undefined ? true : admitted.then(() => true);
   }
 

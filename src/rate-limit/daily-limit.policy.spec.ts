@@ -6,7 +6,6 @@ import { Environment } from '../config/environment';
 import { DailyLimitPolicy } from './daily-limit.policy';
 import type { DailyLimitStorage } from './daily-limit.storage';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
-import { clientKey } from '../common/client-key';
 import { ErrorResponses } from '../common/error-responses';
 
 const clock = new SettableClock('2026-11-21T12:00:00.000Z');
@@ -45,7 +44,7 @@ describe('DailyLimitPolicy', () => {
   const admit = async (request: Request) => {
     const { headers, asExpress } = fakeResponse();
     const thrown = await Promise.resolve()
-      .then(() => policy.admit(request, asExpress, clientKey(request)))
+      .then(() => policy.admit(request, asExpress))
       .catch((e: unknown) => e);
     return { thrown, headers };
   };
@@ -115,24 +114,18 @@ describe('DailyLimitPolicy', () => {
     expect(early(requestTo('POST', '/api/depreciate', undefined, '203.0.113.6')).passed).toBe(true);
   });
 
-  it('remembers no route with parameters, nor a refusal keyed otherwise than by address', async () => {
+  it('remembers no route with parameters', async () => {
     const withParameter = requestTo('GET', '/api/items/7', { path: '/api/items/:id' });
     await admit(withParameter);
     await admit(withParameter);
-    const { asExpress } = fakeResponse();
-    const tenant = () =>
-      Promise.resolve().then(() => policy.admit(routed(), asExpress, 'tenant-42'));
-    await tenant().catch(() => undefined);
-    await tenant().catch(() => undefined);
     expect(early(requestTo('GET', '/api/items/7')).passed).toBe(true);
-    expect(early(requestTo('POST', '/api/depreciate')).passed).toBe(true);
   });
 
   it('counts synchronously with a store that answers at once, and refuses by throwing', () => {
     const { headers, asExpress } = fakeResponse();
-    expect(policy.admit(routed(), asExpress, 'k')).toBeUndefined();
+    expect(policy.admit(routed(), asExpress)).toBeUndefined();
     expect(headers['x-ratelimit-remaining']).toBe('0');
-    expect(() => policy.admit(routed(), asExpress, 'k')).toThrow(policy.refusal);
+    expect(() => policy.admit(routed(), asExpress)).toThrow(policy.refusal);
   });
 
   it("counts for ThrottlerGuard's flow: the record only, no header, no refusal, nothing once answered", () => {
@@ -148,10 +141,10 @@ describe('DailyLimitPolicy', () => {
   });
 
   it('waits for a store that answers with a promise', async () => {
-    const record = storage.hit('k', 1);
+    const record = storage.hit(CLIENT, 1);
     jest.spyOn(storage as DailyLimitStorage, 'hit').mockReturnValue(Promise.resolve(record));
     const { headers, asExpress } = fakeResponse();
-    const admitted = policy.admit(routed(), asExpress, 'k');
+    const admitted = policy.admit(routed(), asExpress);
     expect(admitted).toBeInstanceOf(Promise);
     await admitted;
     expect(headers['x-ratelimit-remaining']).toBe('0');

@@ -109,21 +109,15 @@ export class DailyLimitPolicy {
     return this.storage.hit(key, this.limit);
   }
 
-  /** Synchronous when the store answers at once: no promise on the hot path. */
-  admit(request: Request, response: ServerResponse, key: string): void | Promise<void> {
-    const record = this.count(response, key);
+  /** Keyed by the client address; synchronous when the store answers at once: no promise. */
+  admit(request: Request, response: ServerResponse): void | Promise<void> {
+    const record = this.count(response, clientKey(request));
     if (record === undefined) return;
-    if ('then' in record)
-      return record.then((counted) => this.answer(request, response, key, counted));
-    this.answer(request, response, key, record);
+    if ('then' in record) return record.then((counted) => this.answer(request, response, counted));
+    this.answer(request, response, record);
   }
 
-  private answer(
-    request: Request,
-    response: ServerResponse,
-    key: string,
-    record: DailyLimitRecord,
-  ): void {
+  private answer(request: Request, response: ServerResponse, record: DailyLimitRecord): void {
     setRateLimitHeaders(response, this.limit, record);
     if (!record.isBlocked) return;
     const route = request.route as { path?: unknown } | undefined;
@@ -132,7 +126,7 @@ export class DailyLimitPolicy {
     const fixedPath =
       typeof route?.path === 'string' &&
       routeKey({ method: request.method, path: route.path }) === at;
-    if (fixedPath && key === clientKey(request)) this.refusedRoutes.set(at, route);
+    if (fixedPath) this.refusedRoutes.set(at, route);
     throw this.refusal;
   }
 
