@@ -5,7 +5,8 @@ import type { DailyLimitState } from '../daily-limit.storage';
 import type { RedisCatchUp } from './redis-catch-up';
 import type { RedisConnection } from './redis-connection';
 import type { RedisContributionLedger } from './redis-contribution-ledger';
-import { EvictingRedisError, type RedisServerCheck } from './redis-server-check';
+import { StartupRefusal } from '../../common/startup-refusal';
+import type { RedisServerCheck } from './redis-server-check';
 
 const RECOVERY_PROBE_MS = 1_000;
 const STARTUP_WAIT_MS = 1_000;
@@ -81,7 +82,7 @@ export class RedisRecovery {
     if (this.serverCheck.refusal) {
       this.closed = true;
       this.connection.client.disconnect();
-      throw new EvictingRedisError(this.serverCheck.refusal);
+      throw new StartupRefusal(this.serverCheck.refusal);
     }
     this.serverCheck.serving = true;
     if (!this.inRedis && !this.catchUp.databaseRefused && !this.serverCheck.scriptDenied)

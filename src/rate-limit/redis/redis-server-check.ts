@@ -10,9 +10,6 @@ const PROBE_KEY = `${REDIS_KEY_PREFIX}:permission-probe`;
 /** A SHA no script has: EVALSHA answers NOSCRIPT when the user may run it, NOPERM when not. */
 const NO_SUCH_SCRIPT = '0'.repeat(40);
 
-/** Redis's maxmemory-policy allows evicting daily counters and the operator has not accepted it. */
-export class EvictingRedisError extends StartupRefusal {}
-
 const isDenied = (error: Error) => isReplyError(error) && error.message.startsWith('NOPERM');
 
 /**
@@ -49,7 +46,7 @@ export class RedisServerCheck {
     this.refusal = `${found}: noeviction is required (or set REDIS_ALLOW_EVICTION=true to accept the risk)`;
     if (this.serving)
       this.once(`${this.refusal}; counting in this instance's memory until it is noeviction`);
-    throw new EvictingRedisError(this.refusal);
+    throw new StartupRefusal(this.refusal);
   }
 
   private async policyOf(node: Redis): Promise<string | undefined> {
