@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../src/config/environment';
 import { createRedisClient } from '../src/rate-limit/redis/redis-clients';
 import { redisKey } from '../src/rate-limit/redis/redis-daily-count-script';
 import { RedisDailyLimitStorage } from '../src/rate-limit/redis/redis-daily-limit.storage';
@@ -115,7 +116,7 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-serv
   });
 
   it('sends the counts of one event-loop turn in one write, each with its own reply', async () => {
-    const client = createRedisClient(redis.server.url);
+    const client = createRedisClient(redis.server.url, DEFAULTS.REDIS_COMMAND_TIMEOUT_MS);
     try {
       await new Promise((ready) => client.once('ready', ready));
       // Every write on the real connection, counted on its way through.

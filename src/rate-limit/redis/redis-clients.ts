@@ -1,5 +1,4 @@
 import type { Cluster, default as Redis, RedisOptions } from 'ioredis';
-import { DEFAULTS } from '../../config/environment';
 import { parseRedisNodes, redisTopology, type RedisSettings } from '../../config/redis-topology';
 import { DAILY_COUNT_LUA } from './redis-daily-count-script';
 import { RedisConnection } from './redis-connection';
@@ -35,10 +34,7 @@ const oneServer = (commandTimeout: number) =>
   }) satisfies RedisOptions;
 
 /** A client for one server at `url` (valid: environment.ts checks its database number). */
-export function createRedisClient(
-  url: string,
-  commandTimeout = DEFAULTS.REDIS_COMMAND_TIMEOUT_MS,
-): Redis {
+export function createRedisClient(url: string, commandTimeout: number): Redis {
   return new (loadIoredis().default)(url, oneServer(commandTimeout));
 }
 
