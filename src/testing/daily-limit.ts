@@ -81,6 +81,7 @@ export async function startRedisStore(
     'test-redis',
   );
   const storage = new RedisDailyLimitStorage(connection, memory.fallback, clock, logger, {
+    allowEviction: false,
     clockOffsetWarnMs: Number.POSITIVE_INFINITY,
   });
   await storage.onModuleInit();

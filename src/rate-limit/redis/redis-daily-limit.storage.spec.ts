@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import Redis, { Cluster } from 'ioredis';
+import { DEFAULTS } from '../../config/environment';
 import { waitFor } from '../../testing/processes';
 import { SettableClock } from '../../testing/settable-clock';
 import { MemoryDailyLimitStorage } from '../memory-daily-limit.storage';
@@ -53,6 +54,7 @@ async function started(topology: 'standalone' | 'cluster', maxClients = 1_000) {
     memory.fallback,
     clock,
     logger,
+    { allowEviction: false, clockOffsetWarnMs: DEFAULTS.REDIS_CLOCK_OFFSET_WARN_MS },
   );
   const init = store.onModuleInit();
   client.status = 'ready';

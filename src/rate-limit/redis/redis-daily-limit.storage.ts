@@ -1,7 +1,6 @@
 import type { LoggerService, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../../common/clock';
-import { DEFAULTS } from '../../config/environment';
 import { DailyLimitStorage } from '../daily-limit.storage';
 import type { CountedInstant, DailyLimitRecord, DailyLimitState } from '../daily-limit.storage';
 import type { DailyLimitFallback } from '../memory-daily-limit.storage';
@@ -13,6 +12,8 @@ import { RedisDailyCounter } from './redis-daily-count-script';
 import { RedisRecovery } from './redis-recovery';
 import { RedisServerCheck } from './redis-server-check';
 import type { RedisConnection } from './redis-connection';
+
+type RedisStoreSettings = { allowEviction: boolean; clockOffsetWarnMs: number; tracing?: Tracing };
 
 /**
  * Daily counters shared in Redis: one atomic script per hit on the client's day key, so exactly
@@ -39,11 +40,7 @@ export class RedisDailyLimitStorage
     private readonly memory: DailyLimitFallback,
     private readonly clock: Clock,
     logger: LoggerService,
-    {
-      allowEviction = false,
-      clockOffsetWarnMs = DEFAULTS.REDIS_CLOCK_OFFSET_WARN_MS,
-      tracing,
-    }: { allowEviction?: boolean; clockOffsetWarnMs?: number; tracing?: Tracing } = {},
+    { allowEviction, clockOffsetWarnMs, tracing }: RedisStoreSettings,
   ) {
     super();
     // A span names the server, never the client's key.
