@@ -1,6 +1,7 @@
 import { DEFAULTS } from '../src/config/environment';
 import { createRedisClient } from '../src/rate-limit/redis/redis-clients';
-import { redisKey } from '../src/rate-limit/redis/redis-daily-count-script';
+import { utcDayNumber } from '../src/rate-limit/daily-limit.storage';
+import { dayKey } from '../src/rate-limit/redis/redis-daily-count-script';
 import { RedisDailyLimitStorage } from '../src/rate-limit/redis/redis-daily-limit.storage';
 import { waitFor } from '../src/testing/processes';
 import { useRedisStore } from '../src/testing/redis-store';
@@ -128,7 +129,7 @@ describeWithTools(['redis-server'], 'RedisDailyLimitStorage on a real redis-serv
         return write(...args);
       }) as typeof stream.write;
       const now = Date.parse('2026-11-21T12:00:00.000Z');
-      const key = redisKey('198.51.100.9', now);
+      const key = dayKey('198.51.100.9', utcDayNumber(now));
       const replies = await Promise.all(
         Array.from({ length: 50 }, () => client.dailyCount(key, 'one', 1, 600, 0, 0, 'add')),
       );

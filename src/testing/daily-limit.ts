@@ -6,12 +6,13 @@ import {
   DailyLimitState,
   DailyLimitStorage,
   dailyRecord,
+  utcDayNumber,
 } from '../rate-limit/daily-limit.storage';
 import { MemoryDailyLimitStorage } from '../rate-limit/memory-daily-limit.storage';
 import { createRedisClient } from '../rate-limit/redis/redis-clients';
 import { RedisDailyLimitStorage } from '../rate-limit/redis/redis-daily-limit.storage';
 import { RedisConnection } from '../rate-limit/redis/redis-connection';
-import { redisKey } from '../rate-limit/redis/redis-daily-count-script';
+import { dayKey } from '../rate-limit/redis/redis-daily-count-script';
 import { ISO_TIME } from './bodies';
 import { HttpAnswer, send } from './http';
 
@@ -20,7 +21,7 @@ import { HttpAnswer, send } from './http';
  * `clock` is the one the server counts by: a built server's is this machine's (SystemClock).
  */
 export const todayKey = (client: string, clock: Clock = new SystemClock()) =>
-  redisKey(client, clock.now().getTime());
+  dayKey(client, utcDayNumber(clock.now().getTime()));
 
 /** X-RateLimit-Remaining as a number. */
 export const remaining = (answer: HttpAnswer): number =>

@@ -1,13 +1,12 @@
-import { dayKey, keyTtl, readDailyCount, redisKey } from './redis-daily-count-script';
+import { utcDayNumber } from '../daily-limit.storage';
+import { dayKey, keyTtl, readDailyCount } from './redis-daily-count-script';
 
-describe('redisKey', () => {
-  it('names the prefix, the UTC date and the client', () => {
-    expect(redisKey('2001:db8::/64', Date.parse('2026-12-31T23:59:59.999Z'))).toBe(
-      'depreciation:daily:2026-12-31:2001:db8::/64',
-    );
-    expect(redisKey('203.0.113.7', Date.parse('2027-01-01T00:00:00.000Z'))).toBe(
-      'depreciation:daily:2027-01-01:203.0.113.7',
-    );
+describe('dayKey', () => {
+  it("names the prefix, the day's UTC date and the client", () => {
+    const eve = utcDayNumber(Date.parse('2026-12-31T23:59:59.999Z'));
+    expect(dayKey('2001:db8::/64', eve)).toBe('depreciation:daily:2026-12-31:2001:db8::/64');
+    const newYear = utcDayNumber(Date.parse('2027-01-01T00:00:00.000Z'));
+    expect(dayKey('203.0.113.7', newYear)).toBe('depreciation:daily:2027-01-01:203.0.113.7');
     expect(dayKey('203.0.113.7', 20779)).toBe('depreciation:daily:2026-11-22:203.0.113.7');
   });
 });

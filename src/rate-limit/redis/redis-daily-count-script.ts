@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Result } from 'ioredis';
-import { DAY_MS, secondsUntilReset, utcDayNumber } from '../daily-limit.storage';
+import { DAY_MS, secondsUntilReset } from '../daily-limit.storage';
 import type { CountedInstant } from '../daily-limit.storage';
 import type { DailyLimitFallback } from '../memory-daily-limit.storage';
 import type { RedisConnection } from './redis-connection';
@@ -14,9 +14,6 @@ const EXPIRY_GRACE_SECONDS = 60;
 /** `day` is a day number (CountedInstant's), not epoch ms; the key names its UTC date. */
 export const dayKey = (client: string, day: number): string =>
   `${REDIS_KEY_PREFIX}:${new Date(day * DAY_MS).toISOString().slice(0, 10)}:${client}`;
-
-export const redisKey = (client: string, epochMs: number): string =>
-  dayKey(client, utcDayNumber(epochMs));
 
 /** More than a day for a day ahead of `now` (a clock behind it); the grace alone once past. */
 export const keyTtl = (day: number, now: number): number =>
