@@ -12,16 +12,6 @@ const BATCH = 1_000;
 
 const runIdOf = (info: string): string | undefined => /run_id:(\w+)/.exec(info)?.[1];
 
-/** Which keys now live on another Redis process than at the last check; `commit` records it. */
-interface IdentityCheck {
-  /** Keys whose server changed (came back empty: a restart or a failover); undefined: none. */
-  changed?: (key: string) => boolean;
-  label: string;
-  /** In a Cluster, false while a slot's primary is unknown: what was added there may be missing. */
-  known: boolean;
-  commit(): void;
-}
-
 /**
  * Before counting in Redis again: the configured database (never another), today's contributions
  * re-added where Redis came back empty, then the hits counted alone ("today": `countedAt`'s day).
@@ -48,7 +38,7 @@ export class RedisCatchUp {
   async run(): Promise<boolean> {
     await this.selectDatabase();
     const identity = await this.checkIdentity();
-    if (identity.changed) await this.readdToday(identity);
+    if (identity.changed) await this.readdToday(identity.changed, identity.label);
     await this.addCountedAlone();
     identity.commit();
     return identity.known;
@@ -93,7 +83,7 @@ export class RedisCatchUp {
     }
   }
 
-  private async readdToday({ changed, label }: IdentityCheck): Promise<void> {
+  private async readdToday(changed: (key: string) => boolean, label: string): Promise<void> {
     const at = this.countedAt();
     if (label !== this.announced) {
       this.announced = label;
@@ -114,10 +104,11 @@ export class RedisCatchUp {
   }
 
   /**
-   * Tells when Redis came back empty: INFO's run_id changes on a restart or a promoted replica, not
-   * on an operator's DEL. In a Cluster, per slot's primary, so a failover re-adds its slots only.
+   * The keys Redis gave back empty (`changed`; undefined: none), recorded by `commit`: INFO's run_id
+   * changes on a restart or a promoted replica, not on an operator's DEL. In a Cluster, per slot's
+   * primary, so a failover re-adds its slots only.
    */
-  private async checkIdentity(): Promise<IdentityCheck> {
+  private async checkIdentity() {
     const cluster = this.connection.cluster;
     if (cluster) return this.checkCluster(cluster);
     const runId = runIdOf(await this.connection.client.info('server'));
@@ -129,7 +120,7 @@ export class RedisCatchUp {
     };
   }
 
-  private async checkCluster(cluster: Cluster): Promise<IdentityCheck> {
+  private async checkCluster(cluster: Cluster) {
     const runIds = new Map<string, string>();
     await Promise.all(
       cluster.nodes('master').map(async (node) => {
@@ -150,7 +141,8 @@ export class RedisCatchUp {
     return {
       // cluster-key-slot (ioredis's routing) reads `a{}{b}` by its second tag where Redis hashes
       // the whole key; the store's keys have no braces, so they map as in Redis.
-      changed: changedSlots.size > 0 ? (key) => changedSlots.has(calculateSlot(key)) : undefined,
+      changed:
+        changedSlots.size > 0 ? (key: string) => changedSlots.has(calculateSlot(key)) : undefined,
       label: `${changedSlots.size} slots now on ${moved.join(', ')}`,
       known: owners.every((owner) => owner !== undefined),
       commit: () => owners.forEach((owner, slot) => owner && (this.slotOwners[slot] = owner)),
