@@ -50,9 +50,8 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
     this.fallback = {
       /** The Redis store remembers as many clients a day. */
       maxClients: this.maxClients,
-      // `now` and its day: its own, or the latest counted. The one decision of the day for the
-      // Redis store too: its keys, expiries and catch-up follow it, so a clock stepping back never
-      // reaches an earlier day's key (a fresh budget).
+      // The one decision of the day for the Redis store too: its keys, expiries and catch-up follow
+      // it, so a clock stepping back never reaches an earlier day's key (a fresh budget).
       countedAt: (now: number): CountedInstant => ({ now, day: this.days.dayOf(now) }),
       hit: (key: string, limit: number, now: number) => this.add(key, limit, 0, now),
       /**
