@@ -18,15 +18,11 @@ export interface DailyLimitHealth {
  */
 @Injectable()
 export class DailyLimitHealthIndicator {
-  private readonly requireShared: boolean;
-
   constructor(
     private readonly indicators: HealthIndicatorService,
     private readonly storage: DailyLimitStorage,
-    config: ConfigService<Environment, true>,
-  ) {
-    this.requireShared = config.get('READINESS_REQUIRES_SHARED_COUNTERS', { infer: true });
-  }
+    private readonly config: ConfigService<Environment, true>,
+  ) {}
 
   health(): DailyLimitHealth {
     const dailyLimit = this.storage.state();
@@ -38,7 +34,8 @@ export class DailyLimitHealthIndicator {
   check(key: string): HealthIndicatorResult {
     const { status, dailyLimit } = this.health();
     const session = this.indicators.check(key);
-    if (status === 'ok' || !this.requireShared) return session.up({ ...dailyLimit });
+    const requireShared = this.config.get('READINESS_REQUIRES_SHARED_COUNTERS', { infer: true });
+    if (status === 'ok' || !requireShared) return session.up({ ...dailyLimit });
     const since = dailyLimit.since ? ` since ${dailyLimit.since}` : '';
     return session.down({ ...dailyLimit, reason: `Redis unavailable${since}: counting in memory` });
   }
