@@ -2,8 +2,6 @@ import type { ApiResponseOptions, OperationObject } from '@nestjs/swagger';
 import { dailyRecord } from './daily-limit.storage';
 import { RATE_LIMIT_HEADERS, rateLimitHeaderValues } from './daily-limit.policy';
 
-type HeadersObject = NonNullable<ApiResponseOptions['headers']>;
-
 const DRAFT = 'draft-ietf-httpapi-ratelimit-headers-11, structured field';
 
 const DESCRIPTIONS: Record<string, string> = {
@@ -25,7 +23,7 @@ const exampleValues = (limit: number, refused: boolean) =>
  * Decorators run before the configuration is read, so the examples (which name the limit) are
  * left to useLimitInHeaderExamples. `refused`: a 429, with Retry-After.
  */
-export function rateLimitHeaderDocs(refused = false): HeadersObject {
+export function rateLimitHeaderDocs(refused = false): NonNullable<ApiResponseOptions['headers']> {
   return Object.fromEntries(
     exampleValues(1, refused).map(([name, value]) => [
       name,
