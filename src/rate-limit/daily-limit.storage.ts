@@ -93,18 +93,13 @@ export class DayRollover {
     return Math.max(utcDayNumber(now), this.latest);
   }
 
-  reach(now: number): number {
-    this.enter(utcDayNumber(now));
-    return this.latest;
-  }
-
-  /** Moves on to `day` if it is later; false for an earlier one: a late reply. */
-  enter(day: number): boolean {
+  /** Moves on to `day` if it is later; answers the day counted in (a later one: a late reply). */
+  enter(day: number): number {
     if (day > this.latest) {
       this.latest = day;
       this.startDay(day);
     }
-    return day === this.latest;
+    return this.latest;
   }
 
   isCounted(day: number): boolean {

@@ -32,10 +32,11 @@ describe('DayRollover', () => {
   it('starts each later UTC day once, and stays on its day when the clock steps back', () => {
     const started: number[] = [];
     const days = new DayRollover((day) => started.push(day));
-    expect(days.reach(Date.parse('2026-11-21T12:00:00.000Z'))).toBe(20778);
-    expect(days.reach(Date.parse('2026-11-21T23:59:59.999Z'))).toBe(20778);
-    expect(days.reach(Date.parse('2026-11-22T00:00:00.000Z'))).toBe(20779);
-    expect(days.reach(Date.parse('2026-11-21T23:00:00.000Z'))).toBe(20779);
+    const reach = (iso: string) => days.enter(utcDayNumber(Date.parse(iso)));
+    expect(reach('2026-11-21T12:00:00.000Z')).toBe(20778);
+    expect(reach('2026-11-21T23:59:59.999Z')).toBe(20778);
+    expect(reach('2026-11-22T00:00:00.000Z')).toBe(20779);
+    expect(reach('2026-11-21T23:00:00.000Z')).toBe(20779);
     expect(started).toEqual([20778, 20779]);
   });
 
@@ -43,17 +44,17 @@ describe('DayRollover', () => {
     const started: number[] = [];
     const days = new DayRollover((day) => started.push(day));
     expect(days.dayOf(Date.parse('2026-11-21T23:58:00.000Z'))).toBe(20778);
-    days.reach(Date.parse('2026-11-22T00:00:30.000Z'));
+    days.enter(20779);
     expect(days.dayOf(Date.parse('2026-11-21T23:58:00.000Z'))).toBe(20779);
     expect(days.dayOf(Date.parse('2026-11-23T00:00:00.000Z'))).toBe(20780);
-    expect(days.enter(20779)).toBe(true);
+    expect(days.enter(20779)).toBe(20779);
     expect(started).toEqual([20779]);
   });
 
   it('answers every day comparison of the stores: counted, past, ahead, and entering a day', () => {
     const started: number[] = [];
     const days = new DayRollover((day) => started.push(day));
-    days.reach(Date.parse('2026-11-22T00:00:30.000Z'));
+    days.enter(20779);
     expect([days.isCounted(20779), days.isCounted(20778), days.isCounted(20780)]).toEqual([
       true,
       false,
@@ -69,7 +70,9 @@ describe('DayRollover', () => {
     expect(days.isAhead(Date.parse('2026-11-22T23:59:59.999Z'))).toBe(false);
     expect(days.isAhead(Date.parse('2026-11-23T00:00:00.000Z'))).toBe(true);
     // A late reply for the day before neither enters it nor moves the day; a later day starts.
-    expect([days.enter(20778), days.enter(20779), days.enter(20780)]).toEqual([false, true, true]);
+    expect([days.enter(20778), days.enter(20779), days.enter(20780)]).toEqual([
+      20779, 20779, 20780,
+    ]);
     expect(started).toEqual([20779, 20780]);
   });
 });

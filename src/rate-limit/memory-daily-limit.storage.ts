@@ -12,6 +12,7 @@ import {
   dailyRecord,
   DayRollover,
   secondsUntilReset,
+  utcDayNumber,
 } from './daily-limit.storage';
 
 /**
@@ -100,7 +101,7 @@ export class MemoryDailyLimitStorage extends DailyLimitStorage {
 
   /** `atLeast`: the shared count, so a fallback goes on from it rather than from zero. */
   private add(key: string, limit: number, atLeast: number, now: number): DailyLimitRecord {
-    const reset = secondsUntilReset(now, this.days.reach(now));
+    const reset = secondsUntilReset(now, this.days.enter(utcDayNumber(now)));
     if (!this.inMap(key)) {
       this.overflow ??= this.newSketch(limit);
       return dailyRecord(this.overflow.hit(key, limit, atLeast), limit, reset);

@@ -95,7 +95,7 @@ export class RedisContributionLedger {
   }
 
   recheckDue(client: string, { now, day }: CountedInstant): boolean {
-    if (!this.days.enter(day)) return false;
+    if (this.days.enter(day) !== day) return false;
     const last = this.checked.get(client);
     if (last === undefined) {
       if (this.checked.size < this.maxClients) this.checked.set(client, now);
@@ -107,7 +107,7 @@ export class RedisContributionLedger {
   }
 
   private raise(client: string, own: number, day: number): void {
-    if (!this.days.enter(day)) return; // a late reply for yesterday
+    if (this.days.enter(day) !== day) return; // a late reply for yesterday
     if (this.own.has(client) || this.own.size < this.maxClients) this.own.set(client, own);
   }
 }
