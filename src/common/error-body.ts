@@ -2,11 +2,6 @@ import { HttpException } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { FIXED_MESSAGES, INTERNAL_ERROR_MESSAGE } from './error-messages';
 
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
-
-/** The one error body of the API (docs/contract.md, "Errors"). */
-type ErrorBody = { statusCode: number; message: string };
-
 /** docs/contract.md: a 404's message names its path, which may be as long as the headers. */
 const MAX_MESSAGE_LENGTH = 200;
 const ELLIPSIS = '…';
@@ -34,7 +29,7 @@ function shortened(message: string): string {
 }
 
 /** `expected` is false for failures whose detail belongs in the log (500s), never in the answer. */
-export function toErrorBody(exception: unknown): ErrorBody & { expected: boolean } {
+export function toErrorBody(exception: unknown) {
   const thrown = exception instanceof HttpException ? exception : undefined;
   const statusCode = thrown?.getStatus() ?? clientErrorStatus(exception) ?? 500;
   // A 503 or 504 thrown on purpose (a readiness check) says what it means; a 500 is a fault.
@@ -42,8 +37,8 @@ export function toErrorBody(exception: unknown): ErrorBody & { expected: boolean
   return { statusCode, message: messageFor(statusCode, thrown?.message), expected };
 }
 
-/** As every writer sends it and the OpenAPI document shows it. */
-export const errorBody = (status: number, message?: string): ErrorBody => ({
+/** The one error body, as every writer sends it and the OpenAPI document shows it. */
+export const errorBody = (status: number, message?: string) => ({
   statusCode: status,
   message: messageFor(status, message ?? STATUS_CODES[status] ?? ''),
 });

@@ -1,6 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { errorBody, JSON_CONTENT_TYPE } from './error-body';
+import { errorBody } from './error-body';
 
 /** Bodies above this get a 413 before they are read whole (a valid one is ~100 bytes). */
 export const BODY_LIMIT_BYTES = 8 * 1024;
@@ -72,7 +72,7 @@ export class ErrorResponses {
       if (value !== undefined) target.setHeader(name, value);
     }
     if (close) target.setHeader('Connection', 'close');
-    target.setHeader('Content-Type', JSON_CONTENT_TYPE);
+    target.setHeader('Content-Type', 'application/json; charset=utf-8');
     target.setHeader('Content-Length', length);
   }
 
