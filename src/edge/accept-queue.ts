@@ -9,9 +9,6 @@ export function listenerFd(server: Server): number | undefined {
 
 /** The listener stays open until this long passes without a new connection (acceptQueued). */
 const QUIET_MS = 20;
-const READ_BYTES = 16 * 1024;
-/** The state column of a listening socket (TCP_LISTEN). */
-const LISTENING = '0A';
 
 /** The accept queue's length: the `rx_queue` of the listener's line in /proc/net/tcp (Linux). */
 export function queuedInKernel(server: Server): number | undefined {
@@ -33,7 +30,7 @@ export function queuedInKernel(server: Server): number | undefined {
 function queueInTable(table: string, inode: string): number | undefined {
   const fd = openSync(table, 'r');
   try {
-    const buffer = Buffer.allocUnsafe(READ_BYTES);
+    const buffer = Buffer.allocUnsafe(16 * 1024);
     let rest = '';
     for (let read = readSync(fd, buffer); read > 0; read = readSync(fd, buffer)) {
       const lines = (rest + buffer.toString('latin1', 0, read)).split('\n');
@@ -42,7 +39,7 @@ function queueInTable(table: string, inode: string): number | undefined {
         // sl local_address rem_address st tx_queue:rx_queue tr:when retrnsmt uid timeout inode …
         const fields = line.trim().split(/\s+/);
         if (fields[0] === 'sl') continue;
-        if (fields[3] !== LISTENING) return undefined;
+        if (fields[3] !== '0A') return undefined; // past the listeners (st 0A: TCP_LISTEN)
         if (fields[9] === inode) return parseInt(fields[4].split(':')[1], 16);
       }
     }
