@@ -25,20 +25,15 @@ export interface AnswerRecord {
 
 export type AnswerObserver = (answer: AnswerRecord) => void;
 
-/** An absolute-form target's scheme and authority (RFC 9112 §3.2.2): `http://host:port`. */
-const SCHEME_AND_AUTHORITY = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i;
+/** An absolute-form target's scheme and authority, with the path's slash: `http://host:port/`. */
+const SCHEME_AND_AUTHORITY = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*\/?/i;
 
 /**
  * A target in origin form: an absolute-form one (`http://host/zz`), which a server must accept
  * (RFC 9112 §3.2.2), as its path and query, so nothing in its authority is echoed anywhere.
  */
-export function originForm(url: string): string {
-  if (url.charCodeAt(0) === 0x2f) return url;
-  const authority = SCHEME_AND_AUTHORITY.exec(url);
-  if (authority === null) return url;
-  const rest = url.slice(authority[0].length);
-  return rest.charCodeAt(0) === 0x2f ? rest : `/${rest}`;
-}
+export const originForm = (url: string): string =>
+  url.charCodeAt(0) === 0x2f ? url : url.replace(SCHEME_AND_AUTHORITY, '/');
 
 export function pathOf(url: string): string {
   const query = url.indexOf('?');
