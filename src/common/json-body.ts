@@ -5,8 +5,7 @@ import {
   Injectable,
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
-import type { NextFunction, Request, RequestHandler } from 'express';
-import type { ServerResponse } from 'node:http';
+import type { Request, RequestHandler } from 'express';
 import { BODY_LIMIT_BYTES, declaresOver, type ErrorResponses, hasBody } from './error-responses';
 import { CONTENT_CODINGS, UNSUPPORTED_CONTENT_ENCODING_MESSAGE } from './error-messages';
 import type { Readable, Transform } from 'node:stream';
@@ -52,16 +51,14 @@ export function readJsonBody(errors: ErrorResponses): RequestHandler {
       return errors.send(response, 415, UNSUPPORTED_CONTENT_ENCODING_MESSAGE);
     }
     if (CONTINUE.test(request.headers.expect ?? '')) response.writeContinue();
-    readUpTo(errors, request, decoder, response, next);
+    readUpTo(errors, decoder, request, response, next);
   };
 }
 
 function readUpTo(
   errors: ErrorResponses,
-  request: Request,
   decoder: Transform | null,
-  response: ServerResponse,
-  next: NextFunction,
+  ...[request, response, next]: Parameters<RequestHandler>
 ): void {
   const source: Readable = decoder === null ? request : request.pipe(decoder);
   const chunks: Buffer[] = [];
@@ -119,8 +116,7 @@ const DECODERS: Record<Coding, (() => Transform) | null> = {
  */
 function decoderFor(header: string | undefined): Transform | null | undefined {
   const coding = (header ?? 'identity').trim().toLowerCase();
-  const decoder = Object.hasOwn(DECODERS, coding) ? DECODERS[coding as Coding] : undefined;
-  return decoder === undefined ? undefined : decoder && decoder();
+  return Object.hasOwn(DECODERS, coding) ? (DECODERS[coding as Coding]?.() ?? null) : undefined;
 }
 
 /** An empty body is `{}`, for validation to refuse; anything but an object or array is a 400. */
