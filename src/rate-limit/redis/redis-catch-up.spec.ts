@@ -48,7 +48,7 @@ describe('RedisCatchUp in a Cluster', () => {
     const ledger = new RedisContributionLedger(10);
     ledger.confirm('203.0.113.7', 3, DAY, false);
     const readd = jest.fn(() => Promise.resolve([3, 3, 0]));
-    const counter = { readd, read: jest.fn() } as unknown as RedisDailyCounter;
+    const counter = { readd } as unknown as RedisDailyCounter;
     const warnings: string[] = [];
     const logger = { warn: (line: string) => warnings.push(line) } as LoggerService;
     const catchUp = new RedisCatchUp(

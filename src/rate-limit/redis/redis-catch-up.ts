@@ -54,11 +54,7 @@ export class RedisCatchUp {
       const results = await Promise.allSettled(
         batch.map(([, { client, hits, day }]) => this.counter.addAlone(client, hits, day, at)),
       );
-      results.forEach((result, j) => {
-        const { client, day } = batch[j][1];
-        if (result.status === 'rejected') failed.push(batch[j]);
-        else this.counter.read(client, result.value, day);
-      });
+      failed.push(...batch.filter((_, j) => results[j].status === 'rejected'));
     }
     this.ledger.putBack(failed);
     if (failed.length > 0) throw new Error(`${failed.length} catch-up additions failed`);
@@ -95,9 +91,6 @@ export class RedisCatchUp {
       const results = await Promise.allSettled(
         batch.map((client) => this.counter.readd(client, at)),
       );
-      results.forEach((result, i) => {
-        if (result.status === 'fulfilled') this.counter.read(batch[i], result.value, at.day);
-      });
       const failed = results.filter((result) => result.status === 'rejected');
       if (failed.length > 0) throw new Error(`${failed.length} re-additions failed`);
     }

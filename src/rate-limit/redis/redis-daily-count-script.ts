@@ -95,12 +95,12 @@ export class RedisDailyCounter {
     return this.connection.withinCommandTimeout(this.send(client, 1, 0, 'add', at.day, at));
   }
 
-  addAlone(client: string, hits: number, day: number, at: CountedInstant) {
-    return this.send(client, hits, hits, 'add', day, at);
+  async addAlone(client: string, hits: number, day: number, at: CountedInstant) {
+    this.read(client, await this.send(client, hits, hits, 'add', day, at), day);
   }
 
-  readd(client: string, at: CountedInstant) {
-    return this.send(client, 0, 0, 'max', at.day, at);
+  async readd(client: string, at: CountedInstant) {
+    this.read(client, await this.send(client, 0, 0, 'max', at.day, at), at.day);
   }
 
   /**
