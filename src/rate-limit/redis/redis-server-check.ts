@@ -34,7 +34,6 @@ export class RedisServerCheck {
 
   async run(): Promise<void> {
     const primaries = this.connection.primaries();
-    this.scriptDenied = false;
     await this.checkScript(primaries);
     const policies = await Promise.all(primaries.map((node) => this.policyOf(node)));
     const evicting = policies.filter((policy) => policy !== undefined && policy !== 'noeviction');
@@ -78,8 +77,8 @@ export class RedisServerCheck {
       result.status === 'rejected' ? [asError(result.reason)] : [],
     );
     const denied = failures.find(isDenied);
+    this.scriptDenied = denied !== undefined;
     if (denied) {
-      this.scriptDenied = true;
       this.once(
         `Redis at ${this.connection.address} does not let this user run the daily-count script (${denied.message}): counting in this instance's memory until it does`,
       );
