@@ -49,18 +49,15 @@ export class RedisServerCheck {
   }
 
   private async policyOf(node: Redis): Promise<string | undefined> {
-    let reply: unknown;
+    let reason: string;
     try {
-      reply = await node.call('CONFIG', 'GET', 'maxmemory-policy');
+      const reply = await node.call('CONFIG', 'GET', 'maxmemory-policy');
+      if (Array.isArray(reply) && typeof reply[1] === 'string') return reply[1];
+      reason = `CONFIG GET answered ${JSON.stringify(reply)}`;
     } catch (error) {
       if (!isReplyError(error)) throw error;
-      return this.unchecked(node, errorText(error));
+      reason = errorText(error);
     }
-    if (Array.isArray(reply) && typeof reply[1] === 'string') return reply[1];
-    return this.unchecked(node, `CONFIG GET answered ${JSON.stringify(reply)}`);
-  }
-
-  private unchecked(node: Redis, reason: string): undefined {
     this.once(
       `Could not check the maxmemory-policy of Redis at ${this.connection.nameOf(node)} (${reason}): it must be noeviction, or counters may be evicted`,
     );
