@@ -125,18 +125,16 @@ export class RedisCatchUp {
       const runId = runIds.get(nodes?.[0]);
       return runId && `${nodes[0]} run_id ${runId}`;
     });
-    const changedSlots = new Set<number>();
-    owners.forEach((owner, slot) => {
+    const changedSlot = owners.map((owner, slot) => {
       const before = this.slotOwners[slot];
-      if (owner !== undefined && before !== undefined && owner !== before) changedSlots.add(slot);
+      return owner !== undefined && before !== undefined && owner !== before;
     });
-    const moved = [...new Set([...changedSlots].map((slot) => owners[slot]))];
+    const moved = owners.filter((_, slot) => changedSlot[slot]);
     return {
       // cluster-key-slot (ioredis's routing) reads `a{}{b}` by its second tag where Redis hashes
       // the whole key; the store's keys have no braces, so they map as in Redis.
-      changed:
-        changedSlots.size > 0 ? (key: string) => changedSlots.has(calculateSlot(key)) : undefined,
-      label: `${changedSlots.size} slots now on ${moved.join(', ')}`,
+      changed: moved.length > 0 ? (key: string) => changedSlot[calculateSlot(key)] : undefined,
+      label: `${moved.length} slots now on ${[...new Set(moved)].join(', ')}`,
       known: owners.every((owner) => owner !== undefined),
       commit: () => owners.forEach((owner, slot) => owner && (this.slotOwners[slot] = owner)),
     };
