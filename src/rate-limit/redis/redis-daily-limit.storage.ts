@@ -30,7 +30,6 @@ export class RedisDailyLimitStorage
   private readonly counter: RedisDailyCounter;
   private readonly recovery: RedisRecovery;
   private readonly clockOffsetCheck: RedisClockOffset;
-  /** The hit's round trip in a client span, with tracing on. */
   private readonly traced?: (hit: () => Promise<unknown>) => Promise<unknown>;
   private started?: Promise<void>;
   private stopped?: Promise<void>;
@@ -78,12 +77,11 @@ export class RedisDailyLimitStorage
   }
 
   state(): DailyLimitState {
-    const clockOffsetSeconds = this.clockOffsetCheck.skewSeconds;
     return {
       store: 'redis',
       topology: this.connection.endpoint.topology,
       ...this.recovery.state(),
-      ...(clockOffsetSeconds !== undefined && { clockOffsetSeconds }),
+      clockOffsetSeconds: this.clockOffsetCheck.skewSeconds,
     };
   }
 

@@ -59,12 +59,11 @@ export class RedisRecovery {
   }
 
   state(): Pick<DailyLimitState, 'counting' | 'shared' | 'since' | 'evictionPolicy'> {
-    const { evictionPolicy } = this.serverCheck;
     return {
       counting: this.inRedis ? 'redis' : 'memory',
       shared: this.sharing,
       since: this.since.toISOString(),
-      ...(evictionPolicy !== undefined && { evictionPolicy }),
+      evictionPolicy: this.serverCheck.evictionPolicy,
     };
   }
 
