@@ -17,7 +17,6 @@ const runIdOf = (info: string): string | undefined => /run_id:(\w+)/.exec(info)?
  * re-added where Redis came back empty, then the hits counted alone ("today": `countedAt`'s day).
  */
 export class RedisCatchUp {
-  /** Redis refuses the configured database: the store counts alone, and says so once. */
   databaseRefused = false;
   private announced?: string;
   private runId?: string;
@@ -44,7 +43,6 @@ export class RedisCatchUp {
     return identity.known;
   }
 
-  /** What could not be added is put back for the next catch-up. */
   async addCountedAlone(): Promise<void> {
     const taken = this.ledger.takeAlone();
     const failed: typeof taken = [];

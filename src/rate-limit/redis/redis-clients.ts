@@ -57,7 +57,6 @@ function clusterClient(settings: RedisSettings, nodeAuth: object): Cluster {
   });
 }
 
-/** `address` is for logs: never a password. */
 export function connectRedis(settings: RedisSettings): RedisConnection {
   // ioredis treats '' as no username or password (Redis.js, SentinelConnector).
   const nodeAuth = {

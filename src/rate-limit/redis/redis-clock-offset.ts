@@ -36,7 +36,6 @@ export class RedisClockOffset {
     private readonly logger: LoggerService,
   ) {}
 
-  /** Only past the threshold: shown in /health as a skew. */
   get skewSeconds(): number | undefined {
     return this.skewed && this.offset !== undefined ? Math.round(this.offset) / 1000 : undefined;
   }

@@ -20,7 +20,6 @@ const isDenied = (error: Error) => isReplyError(error) && error.message.startsWi
 export class RedisServerCheck {
   evictionPolicy?: string;
   refusal?: string;
-  /** The user may not run the daily-count script: the store counts alone until it may. */
   scriptDenied = false;
   /** Once serving, a refusal is logged and the store counts alone; before, it stops start-up. */
   serving = false;
