@@ -13,7 +13,6 @@ const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'verbos
 export type AppLogLevel = (typeof LOG_LEVELS)[number];
 
 const RATE_LIMIT_STORES = ['memory', 'redis'] as const;
-type RateLimitStore = (typeof RATE_LIMIT_STORES)[number];
 
 /** Anything but `true` or `false` stays a string, so @IsBoolean refuses it. */
 const toBoolean = ({ value }: { value: unknown }): unknown =>
@@ -58,7 +57,7 @@ export class Environment {
   @rule(listenHostProblem) HOST: string = '0.0.0.0';
 
   @WholeNumber(1, Number.MAX_SAFE_INTEGER, 'requests') RATE_LIMIT_PER_DAY: number = 100;
-  @OneOf(RATE_LIMIT_STORES) RATE_LIMIT_STORE: RateLimitStore = 'memory';
+  @OneOf(RATE_LIMIT_STORES) RATE_LIMIT_STORE: (typeof RATE_LIMIT_STORES)[number] = 'memory';
 
   @rule(redisUrlProblem) REDIS_URL: string = 'redis://127.0.0.1:6379';
   @rule(redisNodesProblem) REDIS_SENTINELS: string = '';

@@ -8,7 +8,6 @@ const PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 /** Each root sampler, alone or under a parent's decision (parentbased_). */
 const ROOT_SAMPLERS = ['always_on', 'always_off', 'traceidratio'] as const;
 const SAMPLERS = [...ROOT_SAMPLERS, ...ROOT_SAMPLERS.map((root) => `parentbased_${root}` as const)];
-type SamplerName = (typeof SAMPLERS)[number];
 
 const PROPAGATORS = ['tracecontext', 'baggage', 'none'] as const;
 type PropagatorName = (typeof PROPAGATORS)[number];
@@ -46,7 +45,7 @@ const otlpVariable = (env: Variables, setting: string): string =>
     ? `OTEL_EXPORTER_OTLP_${setting}`
     : `OTEL_EXPORTER_OTLP_TRACES_${setting}`;
 
-function ratioOf(env: Variables, sampler: SamplerName): number {
+function ratioOf(env: Variables, sampler: string): number {
   const value = given(env, 'OTEL_TRACES_SAMPLER_ARG');
   if (value === undefined || !sampler.endsWith('traceidratio')) return 1;
   const ratio = Number(value);
