@@ -18,11 +18,7 @@ export const MAX_MILEAGE_PENALTY = 0.3;
 
 const row = (rates: Omit<RateRow, 'source'>, source: string): RateRow => ({ ...rates, source });
 
-/**
- * 5-year losses, 1 − (1 − f)(1 − r)^4, are anchored on published ones (docs/model.md). Floors:
- * state tax schedules bottom out at 9–15 % (Montana MCA 61-3-503, Nevada NRS 371.060, Massachusetts
- * excise). Expected miles: FHWA 13,476 miles per driver per year.
- */
+/** 5-year losses, floors and expected miles are anchored on published figures (docs/model.md). */
 export const RATES = {
   sedan: row(
     { firstYear: 0.18, laterYears: 0.125, floor: 0.1, milesPerYear: 13_500 },

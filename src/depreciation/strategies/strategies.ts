@@ -13,10 +13,7 @@ export interface DepreciationStrategy {
   valueAt(age: number, usage: Usage): number;
 }
 
-/**
- * Declining balance with a first-year drop: (1 − f)(1 − r)^(age − 1), never below the floor,
- * and no further decline after FREEZE_AGE.
- */
+/** docs/model.md, "Age curve". */
 export class DecliningBalanceStrategy implements DepreciationStrategy {
   constructor(private readonly rates: Pick<RateRow, 'firstYear' | 'laterYears' | 'floor'>) {}
 
