@@ -62,10 +62,7 @@ export const JSON_SECURITY_HEADERS: Headers = [
 const JSON_SET = fixedHeaders(JSON_SECURITY_HEADERS);
 const CORS_ANSWER = fixedHeaders(CORS_ANSWER_HEADERS);
 
-/**
- * helmet's whole set on documents, the short JSON set elsewhere, Swagger UI's CSP under the docs
- * path; a preflight is answered here, before routing, so it is never counted.
- */
+/** helmet's whole set on documents, the short JSON set elsewhere, Swagger UI's CSP under docs. */
 export function responseHeaders(docsPath: string): Middleware {
   const isDocs = (path: string) => path === `/${docsPath}` || path.startsWith(`/${docsPath}/`);
   const isDocument = (path: string) =>

@@ -95,7 +95,6 @@ export class Tracing implements OnApplicationShutdown {
     }
   }
 
-  /** What was not exported yet goes out, within SHUTDOWN_FLUSH_MS. */
   async onApplicationShutdown(): Promise<void> {
     if (this.sdk === undefined) return;
     let timer: NodeJS.Timeout | undefined;
