@@ -7,12 +7,11 @@ export const OWN_FILE_CACHING = 'no-cache';
 export const LIBRARY_CACHING = 'public, max-age=86400';
 
 /** Found by walking up, the same from `dist/page/` (`npm start`) and `src/page/` (ts-jest). */
-function packageRoot(from: string = __dirname): string {
-  let folder = from;
+function packageRoot(): string {
+  let folder = __dirname;
   while (!existsSync(join(folder, 'package.json'))) {
-    const parent = dirname(folder);
-    if (parent === folder) throw new Error(`No package.json above ${from}`);
-    folder = parent;
+    if (dirname(folder) === folder) throw new Error(`No package.json above ${__dirname}`);
+    folder = dirname(folder);
   }
   return folder;
 }
