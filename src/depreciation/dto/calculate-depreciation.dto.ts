@@ -18,8 +18,12 @@ const FIELDS = new Set(
 );
 const TYPES = new Set<unknown>(VEHICLE_TYPES);
 
-const isFiniteNumber = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isFinite(value);
+/** NaN and ±Infinity fail the bounds. */
+const isNumberIn = (value: unknown, min: number, max = Number.MAX_VALUE): boolean =>
+  typeof value === 'number' && value >= min && value <= max;
+
+const isIntegerIn = (value: unknown, min: number, max = Number.MAX_VALUE): boolean =>
+  Number.isInteger(value) && isNumberIn(value, min, max);
 
 /**
  * The rules below, written out by hand for the hot path (see ValidationPrecheck); the property
@@ -29,17 +33,11 @@ export function isValidDepreciationBody(body: Record<string, unknown>): boolean 
   for (const key in body) if (!FIELDS.has(key)) return false;
   const { purchaseYear, purchasePrice, vehicleType, currentMileage, projectionYears } = body;
   return (
-    Number.isInteger(purchaseYear) &&
-    (purchaseYear as number) >= MIN_PURCHASE_YEAR &&
-    isFiniteNumber(purchasePrice) &&
-    purchasePrice >= MIN_PURCHASE_PRICE &&
-    purchasePrice <= MAX_PURCHASE_PRICE &&
+    isIntegerIn(purchaseYear, MIN_PURCHASE_YEAR) &&
+    isNumberIn(purchasePrice, MIN_PURCHASE_PRICE, MAX_PURCHASE_PRICE) &&
     TYPES.has(vehicleType) &&
-    (currentMileage === undefined || (isFiniteNumber(currentMileage) && currentMileage >= 0)) &&
-    (projectionYears === undefined ||
-      (Number.isInteger(projectionYears) &&
-        (projectionYears as number) >= 0 &&
-        (projectionYears as number) <= MAX_PROJECTION_YEARS))
+    (currentMileage === undefined || isNumberIn(currentMileage, 0)) &&
+    (projectionYears === undefined || isIntegerIn(projectionYears, 0, MAX_PROJECTION_YEARS))
   );
 }
 
