@@ -268,6 +268,5 @@ export function parseNoFurtherRequests(socket: Socket): void {
 
 /** Node's parser listens to the socket's 'data' and 'end' (undocumented); no API detaches it. */
 export function detachParser(socket: Socket): void {
-  for (const listener of socket.listeners('data')) socket.off('data', listener as () => void);
-  for (const listener of socket.listeners('end')) socket.off('end', listener);
+  socket.removeAllListeners('data').removeAllListeners('end');
 }
