@@ -107,12 +107,8 @@ const STATUS_BY_CODE: Partial<Record<string, number>> = {
  */
 export function answerClientError(edge: Edge, error: ClientError, socket: Duplex): void {
   const connection = edge.bySocket.get(socket as Socket);
-  if (connection?.lingering) {
-    if (error.code !== 'ERR_HTTP_REQUEST_TIMEOUT') socket.destroy();
-    return;
-  }
-  if (connection === undefined || error.code === 'ECONNRESET') {
-    socket.destroy();
+  if (connection === undefined || connection.lingering || error.code === 'ECONNRESET') {
+    if (!connection?.lingering || error.code !== 'ERR_HTTP_REQUEST_TIMEOUT') socket.destroy();
     return;
   }
   // The parser stopped at a request after one whose answer closes the connection (markClosing):
