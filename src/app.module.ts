@@ -6,6 +6,7 @@ import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { Clock, SystemClock } from './common/clock';
 import { ErrorResponses } from './common/error-responses';
 import { StrictValidationPipe } from './common/strict-validation.pipe';
+import { WarmUpState } from './common/warm-up-state';
 import { configFromEnvironment } from './config/environment';
 import { DepreciationModule } from './depreciation/depreciation.module';
 import { HealthModule } from './health/health.module';
@@ -20,12 +21,13 @@ import { CORS_ANSWER_HEADERS, JSON_SECURITY_HEADERS } from './security/security-
 /**
  * Global: the one error writer, so every error response, the edge's too, carries CORS (a page can
  * read it) and the JSON security set; the Clock (tests replace it with overrideProvider(Clock));
- * and the traces, off unless configured.
+ * the traces, off unless configured; and whether the service warms up (warm-up.ts).
  */
 @Global()
 @Module({
   providers: [
     { provide: Clock, useClass: SystemClock },
+    WarmUpState,
     // The standard OTEL_* variables, read as the OpenTelemetry SDK reads them: process.env.
     { provide: Tracing, useFactory: () => Tracing.start(tracingSettings(process.env)) },
     {
@@ -33,7 +35,7 @@ import { CORS_ANSWER_HEADERS, JSON_SECURITY_HEADERS } from './security/security-
       useFactory: () => new ErrorResponses([...CORS_ANSWER_HEADERS, ...JSON_SECURITY_HEADERS]),
     },
   ],
-  exports: [ErrorResponses, Clock, Tracing],
+  exports: [ErrorResponses, Clock, Tracing, WarmUpState],
 })
 class CommonModule {}
 

@@ -7,6 +7,7 @@ import { Environment } from './config/environment';
 import type { AnswerObserver } from './common/answer-record';
 import { EDGE_SETTINGS, type EdgeSettings, installEdge } from './edge/edge';
 import { trustProxyTest } from './common/platform-internals';
+import { WarmUpState } from './common/warm-up-state';
 import { readJsonBody } from './common/json-body';
 import { ShutdownState } from './health/health.controller';
 import { AppLogger } from './logging/app-logger';
@@ -39,12 +40,14 @@ export function installEdgeFor(
 ): void {
   const config = app.get<Config>(ConfigService);
   const settings = EDGE_SETTINGS.map((name) => [name, config.get(name, { infer: true })]);
+  const warmUp = app.get(WarmUpState);
   installEdge(
     { api: app.getHttpServer(), metrics: app.get(MetricsServer).server },
     {
       ...(Object.fromEntries(settings) as EdgeSettings),
       errors: app.get(ErrorResponses),
-      observers,
+      // The warm-up's answers (warm-up.ts) are neither logged, measured nor traced.
+      observers: [(answer) => !warmUp.running && observers.forEach((observe) => observe(answer))],
       serverSpans: (listener) => app.get(Tracing).serverSpans(listener),
       trustProxy: trustProxyTest(app.getHttpAdapter().getInstance()),
       shutDownOnSignals: setup.shutDownOnSignals

@@ -11,13 +11,18 @@ import { tracingSettings } from './tracing/tracing-settings';
 async function bootstrap(): Promise<void> {
   // A bad setting is refused before the application's modules load, in a fraction of the start;
   // AppModule validates the same way again, for the apps tests make without main.ts.
-  const { PORT: port, HOST: host } = validateEnvironment(process.env);
+  const { PORT: port, HOST: host, WARM_UP_MS } = validateEnvironment(process.env);
   tracingSettings(process.env);
   // One at a time: require(esm) refuses a module that a concurrent import() is still loading.
   const { createApp } = await import('./app.factory.js');
   const { AppModule } = await import('./app.module.js');
+  const { warmUp } = await import('./warm-up.js');
+  const { ShutdownState } = await import('./health/health.controller.js');
   const app = await createApp(AppModule, { shutDownOnSignals: true });
   reportInspectorSignal((message) => Logger.warn(message, 'Signals'));
+  await warmUp(app, WARM_UP_MS);
+  // A stop signal during the warm-up: the shutdown is under way, nothing to listen for.
+  if (app.get(ShutdownState).draining) return;
   await app.listen(port, host).catch((error: unknown) => {
     throw explainListenError(error, { host, port, prefix: '' });
   });

@@ -7,6 +7,7 @@ import { DailyLimitPolicy } from './daily-limit.policy';
 import type { DailyLimitStorage } from './daily-limit.storage';
 import { MemoryDailyLimitStorage } from './memory-daily-limit.storage';
 import { ErrorResponses } from '../common/error-responses';
+import { WarmUpState } from '../common/warm-up-state';
 
 const clock = new SettableClock('2026-11-21T12:00:00.000Z');
 const CLIENT = '203.0.113.5';
@@ -36,6 +37,7 @@ function fakeResponse(req: Request = routed()) {
 describe('DailyLimitPolicy', () => {
   let storage: MemoryDailyLimitStorage;
   let policy: DailyLimitPolicy;
+  let warmUp: WarmUpState;
 
   const config = (limit: number) =>
     ({ get: () => limit }) as unknown as ConfigService<Environment, true>;
@@ -59,7 +61,8 @@ describe('DailyLimitPolicy', () => {
 
   beforeEach(() => {
     storage = new MemoryDailyLimitStorage(clock);
-    policy = new DailyLimitPolicy(config(1), storage, new ErrorResponses([]));
+    warmUp = new WarmUpState();
+    policy = new DailyLimitPolicy(config(1), storage, new ErrorResponses([]), warmUp);
   });
 
   it('admits the limit, with headers, then throws the refusal with Retry-After', async () => {
@@ -119,6 +122,20 @@ describe('DailyLimitPolicy', () => {
     await admit(withParameter);
     await admit(withParameter);
     expect(early(requestTo('GET', '/api/items/7')).passed).toBe(true);
+  });
+
+  it("counts none of the warm-up's requests: each is a day's first, the store untouched", () => {
+    const hit = jest.spyOn(storage, 'hit');
+    warmUp.running = true;
+    for (let n = 0; n < 3; n += 1) {
+      const { headers, asExpress } = fakeResponse();
+      expect(policy.admit(routed(), asExpress)).toBeUndefined();
+      expect(headers['x-ratelimit-remaining']).toBe('0');
+    }
+    expect(hit).not.toHaveBeenCalled();
+    warmUp.running = false;
+    expect(policy.admit(routed(), fakeResponse().asExpress)).toBeUndefined();
+    expect(hit).toHaveBeenCalledTimes(1);
   });
 
   it('counts synchronously with a store that answers at once, and refuses by throwing', () => {

@@ -8,7 +8,9 @@ import { ErrorResponses } from '../common/error-responses';
 import { clientKey } from '../common/client-key';
 import { AnswerHeader, expressPath } from '../common/platform-internals';
 import { rateLimitMessage } from '../common/error-messages';
-import { DailyLimitRecord, DailyLimitStorage, DAY_SECONDS } from './daily-limit.storage';
+import type { DailyLimitRecord } from './daily-limit.storage';
+import { dailyRecord, DailyLimitStorage, DAY_SECONDS } from './daily-limit.storage';
+import { WarmUpState } from '../common/warm-up-state';
 
 /** As Express matches routes (any case, trailing slash or not): every spelling is refused alike. */
 const routeKey = ({ method, path }: Pick<Request, 'method' | 'path'>): string =>
@@ -98,6 +100,7 @@ export class DailyLimitPolicy {
     /** The daily counters; the guard checks that the throttler counts in them too. */
     readonly storage: DailyLimitStorage,
     private readonly errors: ErrorResponses,
+    private readonly warmUp: WarmUpState,
   ) {
     this.limit = config.get('RATE_LIMIT_PER_DAY', { infer: true });
     this.refusal = new ThrottlerException(rateLimitMessage(this.limit));
@@ -106,6 +109,8 @@ export class DailyLimitPolicy {
   count(response: ServerResponse, key: string): ReturnType<DailyLimitStorage['hit']> | undefined {
     // Answered by the edge meanwhile (its body broke off): not counted, as HTTP-layer refusals are.
     if (response.writableEnded) return undefined;
+    // The service's own requests (warm-up.ts) count for no one: each is a day's first.
+    if (this.warmUp.running) return dailyRecord(1, this.limit, DAY_SECONDS);
     return this.storage.hit(key, this.limit);
   }
 
