@@ -43,7 +43,7 @@ const DEFAULTS = {
   METRICS_HOST: '127.0.0.1',
   SHUTDOWN_DRAIN_DELAY_MS: 0,
   SHUTDOWN_TIMEOUT_MS: 10_000,
-  WARM_UP_MS: 300,
+  WARM_UP_MS: 0,
 };
 
 describe('validateEnvironment', () => {

@@ -119,8 +119,9 @@ export class Environment {
   @WholeNumber(0, 3_600_000, 'milliseconds') SHUTDOWN_DRAIN_DELAY_MS: number = 0;
   /** From the drain delay's end: the accept queue, then the requests in flight. */
   @WholeNumber(1, 3_600_000, 'milliseconds') SHUTDOWN_TIMEOUT_MS: number = 10_000;
-  /** Before it listens, the service answers its own requests this long (warm-up.ts); 0: not. */
-  @WholeNumber(0, 10_000, 'milliseconds') WARM_UP_MS: number = 300;
+  /** Before it listens, the service answers its own requests this long (warm-up.ts); 0: not, the
+   * default, as it costs the steady state (docs/operations.md, "The warm-up"). */
+  @WholeNumber(0, 10_000, 'milliseconds') WARM_UP_MS: number = 0;
 }
 
 /** Every setting's default, for a parameter's default where no configuration is passed. */

@@ -38,8 +38,6 @@ export class ServerProcess extends RunningProcess {
       env: {
         ...process.env,
         LOG_LEVEL: 'warn',
-        // The same warm-up as production's 300 ms (its own spec runs that), in a sixth of the time.
-        WARM_UP_MS: '50',
         ...env,
         HOST,
         PORT: String(port),
@@ -90,8 +88,8 @@ export class ServerProcess extends RunningProcess {
 
 /**
  * Starts `node dist/main.js` (built by `npm test`'s pretest) with `env` on top of this process's
- * environment (LOG_LEVEL warn and WARM_UP_MS 50 unless given), on a free port of 127.0.0.1, and
- * resolves once it accepts connections.
+ * environment (LOG_LEVEL warn unless given), on a free port of 127.0.0.1, and resolves once it
+ * accepts connections.
  */
 export async function startServer(
   env: Record<string, string> = {},
