@@ -1,4 +1,5 @@
 import { depreciate } from '../src/testing/http';
+import { OtlpReceiver } from '../src/testing/otlp-receiver';
 import { freePort, waitFor } from '../src/testing/processes';
 import { runToExit, ServerProcess, startServer } from '../src/testing/server-process';
 
@@ -38,6 +39,23 @@ describe('the warm-up of the built server', () => {
       expect(server.linesWith('"path":"/api/depreciate"')).toBe(1);
     } finally {
       await server.stop();
+    }
+  }, 30_000);
+
+  it("exports no span of its own requests: only the client's, once the server has stopped", async () => {
+    const receiver = await OtlpReceiver.start();
+    try {
+      const server = await startServer({
+        WARM_UP_MS: '300',
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+      });
+      expect((await depreciate(server.port)).status).toBe(200);
+      // The stop flushes what the SDK still holds: any span the warm-up ended would be in it.
+      expect((await server.stop()).code).toBe(0);
+      expect(receiver.spans.map((span) => span.name)).toEqual(['POST /api/depreciate']);
+    } finally {
+      await receiver.close();
     }
   }, 30_000);
 
