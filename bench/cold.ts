@@ -29,7 +29,7 @@ interface Life {
 }
 
 const COMMANDS: Record<Side, string[]> = {
-  service: [process.execPath, c.MAIN_JS],
+  service: [process.execPath, ...c.SERVICE_ARGS],
   bare: [process.execPath, c.benchJs('bare-nest')],
 };
 const log = c.runLog('cold');

@@ -7,12 +7,15 @@ import Redis from 'ioredis';
 import { SystemClock } from '../src/common/clock';
 import { DepreciationService } from '../src/depreciation/depreciation.service';
 import { rateLimitMessage } from '../src/common/error-messages';
-import { freePort, RunningProcess, waitFor } from '../src/testing/processes';
+import { freePort, RunningProcess, serverNodeFlags, waitFor } from '../src/testing/processes';
 import { README_EXAMPLE_REQUEST } from '../src/testing/readme-example';
 
 /** What the bench's programs share. This file runs as dist-bench/bench/common.js. */
 export const ROOT = resolve(__dirname, '..', '..');
 export const MAIN_JS = join(ROOT, 'dist', 'main.js');
+/** Node's arguments for the service as `npm start` (package.json's start:prod) and the image run it. */
+export const SERVICE_FLAGS = serverNodeFlags(join(ROOT, 'package.json'));
+export const SERVICE_ARGS = [...SERVICE_FLAGS, MAIN_JS];
 export const OUT_DIR = join(ROOT, 'bench', '.out');
 export const benchJs = (name: string) => join(__dirname, `${name}.js`);
 export const ROUTE = '/api/depreciate';

@@ -1,5 +1,5 @@
 import { pipeliningFlood } from '../src/testing/pipelining-flood';
-import { envNumber, MAIN_JS, runMain, SERVER_ENV, startServer } from './common';
+import { envNumber, runMain, SERVER_ENV, SERVICE_ARGS, startServer } from './common';
 
 /**
  * What a pipelining flood costs the built service: BENCH_FLOOD_CONNECTIONS (1,000) connections from
@@ -13,7 +13,11 @@ async function main(): Promise<void> {
   const addresses = envNumber('BENCH_FLOOD_ADDRESSES', 40);
   const bytesEach = envNumber('BENCH_FLOOD_BYTES', 80_000);
   const env = { ...SERVER_ENV, LOG_LEVEL: 'warn', MAX_CONNECTIONS_PER_CLIENT: '32' };
-  const { port, process: server } = await startServer('flood', [process.execPath, MAIN_JS], env);
+  const { port, process: server } = await startServer(
+    'flood',
+    [process.execPath, ...SERVICE_ARGS],
+    env,
+  );
   try {
     const figures = await pipeliningFlood({
       port,

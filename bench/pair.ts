@@ -35,7 +35,7 @@ interface Instance {
 const instance = (side: Side, n: number): Instance => ({
   name: `${side}-${n}`,
   side,
-  command: [process.execPath, side === 'service' ? c.MAIN_JS : c.benchJs('bare-nest')],
+  command: [process.execPath, ...(side === 'service' ? c.SERVICE_ARGS : [c.benchJs('bare-nest')])],
   runs: [],
 });
 const INSTANCES: Instance[] = Array.from({ length: PROCESSES }, (_, i) => [

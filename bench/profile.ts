@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   const out = join(c.ROOT, 'bench', 'profiles', name);
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
-  const command = [process.execPath, '--cpu-prof', `--cpu-prof-dir=${out}`, c.MAIN_JS];
+  const command = [process.execPath, '--cpu-prof', `--cpu-prof-dir=${out}`, ...c.SERVICE_ARGS];
   const env = { ...c.SERVER_ENV, RATE_LIMIT_PER_DAY: refusing ? '1' : '1000000000' };
   const server = await c.startServer(`profile-${name}`, command, env);
   const url = `http://127.0.0.1:${server.port}${c.ROUTE}`;

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { CAN_PIN, LOAD_CPU, ROOT, type Server, SERVER_CPU } from './common';
+import { CAN_PIN, LOAD_CPU, ROOT, type Server, SERVER_CPU, SERVICE_FLAGS } from './common';
 import type { LoadSummary } from './load';
 import type { StoreMemory } from './memory';
 import { WRK } from './wrk';
@@ -188,7 +188,7 @@ function setup(s: Settings): string {
 - Load: ${GENERATORS.first === 'wrk' ? 'wrk (`-t1`)' : 'autocannon (wrk not on PATH)'}, ${s.connections} keep-alive connections, \`POST /api/depreciate\`; a ${s.warmup} s warm-up per row, then ${s.rounds} rounds × ${s.seconds} s, the rows alternating within each round, the service and the bare Nest route first and back to back (which leads alternates), each warmed ${s.pairWarmup} s just before${s.freshPair ? ', in fresh processes each round after the first (so their RSS is after one round)' : ''}; req/s is the median over the rounds, and the goals compare that pair round by round (the median of the rounds' ratios).${GENERATORS.beside ? ` ${GENERATORS.beside} beside it for three rows (below).` : ''}
 - Bodies: the README example (2020 sedan, 7 entries), the largest answer (\`purchaseYear\` 1900, one entry a year since), and the same with \`projectionYears\` 10 (ten more entries).
 - Runtime: every target and the load generator run on the pinned Node ${process.version} (the \`node\` package in the lock file).
-- Service: \`node dist/main.js\`, NODE_ENV=production, LOG_LEVEL=${process.env.BENCH_LOG_LEVEL ?? 'info'}, stdout to /dev/null (not a TTY), stderr to \`bench/.out/\`; RATE_LIMIT_PER_DAY=10⁹ (counts, never refuses), 1 for the 429 row; the peer restarted before each round. The soaks and start-ups load the service and the bare Nest route alike.
+- Service: \`${['node', ...SERVICE_FLAGS, 'dist/main.js'].join(' ')}\` (as \`npm start\` runs it), NODE_ENV=production, LOG_LEVEL=${process.env.BENCH_LOG_LEVEL ?? 'info'}, stdout to /dev/null (not a TTY), stderr to \`bench/.out/\`; RATE_LIMIT_PER_DAY=10⁹ (counts, never refuses), 1 for the 429 row; the peer restarted before each round. The soaks and start-ups load the service and the bare Nest route alike.
 - Base of the goals: the bare Nest route (\`bench/bare-nest.ts\`: Nest on Express, its default JSON body parser, one controller running the service's precheck and \`DepreciationService\`; no pipe, guard, filter, middleware, log line or metrics). The ceilings are context.
 - Load average (1 / 5 / 15 min) at the start: ${s.loadAtStart}; at the end: ${loadAverage()}.`;
 }

@@ -121,7 +121,7 @@ c.runMain(async () => {
   );
   try {
     for (const { side, i } of processes) {
-      const command = [side.node ?? process.execPath, side.main ?? c.MAIN_JS];
+      const command = [side.node ?? process.execPath, ...c.SERVICE_FLAGS, side.main ?? c.MAIN_JS];
       const server = await c.startServer(`${PRESET}-${all.indexOf(side)}-${i}`, command, {
         ...ENV,
         ...side.env,

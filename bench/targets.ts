@@ -1,4 +1,4 @@
-import { benchJs, MAIN_JS, SERVER_ENV } from './common';
+import { benchJs, SERVER_ENV, SERVICE_ARGS } from './common';
 import type { Row, Target } from './report';
 
 /** What `npm run bench` loads: the servers (targets) and the table's rows, each a target and a body. */
@@ -11,7 +11,7 @@ export function plan(redisPort?: number) {
     return { name, command, env: { ...SERVER_ENV, ...env }, limit };
   };
   const service = (name: string, limit: number, env = {}) =>
-    target(name, [MAIN_JS], { RATE_LIMIT_PER_DAY: `${limit}`, ...env }, limit);
+    target(name, SERVICE_ARGS, { RATE_LIMIT_PER_DAY: `${limit}`, ...env }, limit);
   const t = {
     service: service('service', NO_LIMIT),
     bareNest: target('bare-nest', [benchJs('bare-nest')]),
